@@ -1,0 +1,58 @@
+import { z } from 'zod';
+import { LIMITS } from './flags.js';
+
+/**
+ * Spec §5 email pattern: the local part starts with a letter or digit, allows the usual email
+ * punctuation and is at most 64 characters; then `@` and dot-separated labels of at most 63
+ * characters made of letters, digits and inner hyphens. At least two labels.
+ */
+export const EMAIL_PATTERN =
+  /^[A-Za-z0-9][A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{0,63}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
+
+/** RFC 5321 path limit: no real mailbox is longer. */
+export const MAX_EMAIL_LENGTH = 254;
+
+export function isValidEmail(value: string): boolean {
+  return value.length <= MAX_EMAIL_LENGTH && EMAIL_PATTERN.test(value);
+}
+
+/**
+ * The key every per-email rule uses (lockout, rate limits, uniqueness): trimmed and lower-cased,
+ * so `Ann@Example.com ` and `ann@example.com` are one account and one counter.
+ */
+export function normalizeEmail(value: string): string {
+  return value.trim().toLowerCase();
+}
+
+/** Spec §5: the browser sends SHA-256 of the password as 64 lower-case hex characters. */
+export const HASH_PASSWORD_PATTERN = /^[0-9a-f]{64}$/;
+
+export function passwordLengthOk(password: string): boolean {
+  // Counted in code points, as NIST SP 800-63B counts characters.
+  const length = [...password].length;
+  return length >= LIMITS.minPasswordLength && length <= LIMITS.maxPasswordLength;
+}
+
+/** Spec §5: names must not be blank after trimming. */
+export function nameOk(value: string): boolean {
+  return value.trim().length > 0;
+}
+
+/** Spec §5: sign-in needs both trimmed fields. */
+export function signInReady(email: string, password: string): boolean {
+  return email.trim().length > 0 && password.trim().length > 0;
+}
+
+/** Spec §9: generated random ids (device ids) are 12 characters. */
+export const RANDOM_ID_PATTERN = /^[A-Za-z0-9_-]{12}$/;
+
+// Field schemas shared by every call.
+export const Email = z.string().trim().max(MAX_EMAIL_LENGTH).regex(EMAIL_PATTERN);
+/** Sign-in accepts any non-blank email-ish string: a malformed one simply matches no account. */
+export const SignInEmail = z.string().trim().min(1).max(MAX_EMAIL_LENGTH);
+export const HashPassword = z.string().regex(HASH_PASSWORD_PATTERN);
+export const DeviceId = z.string().regex(RANDOM_ID_PATTERN);
+export const PersonName = z.string().trim().min(1).max(100);
+export const PhoneNumber = z.string().trim().max(40);
+/** Opaque tokens from emailed links: base64url, 128 bits or more. */
+export const Token = z.string().min(16).max(200).regex(/^[A-Za-z0-9_-]+$/);
