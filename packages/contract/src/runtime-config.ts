@@ -25,3 +25,12 @@ export const RuntimeConfig = z.object({
   defaultHome: z.string(),
 });
 export type RuntimeConfig = z.infer<typeof RuntimeConfig>;
+
+/**
+ * The server also writes the dictionary of the visitor's best language (from Accept-Language,
+ * English when none is shipped) into the page, so the first paint is already translated. The
+ * web treats it as the already-fetched answer for that locale (spec §7 loading order holds).
+ */
+export const DICTIONARY_ELEMENT_ID = 'foyer-dictionary';
+export const InlineDictionary = z.object({ locale: z.string(), messages: z.record(z.string(), z.string()) });
+export type InlineDictionary = z.infer<typeof InlineDictionary>;
