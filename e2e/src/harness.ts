@@ -1,0 +1,129 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import AxeBuilder from '@axe-core/playwright';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+
+const execFileAsync = promisify(execFile);
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const serverMain = join(root, 'packages/server/dist/main.js');
+const adminMain = join(root, 'packages/server/dist/cli/admin.js');
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.unref();
+    probe.on('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+export interface RunningServer {
+  url: string;
+  env: NodeJS.ProcessEnv;
+  /** Runs the admin CLI against the same database, as an operator would. */
+  admin(...args: string[]): Promise<{ stdout: string; stderr: string }>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the built server as `npm start` runs it, on a free port and a fresh SQLite file, so each
+ * test file has its own accounts, lockout counters and sessions.
+ */
+export async function startServer(extraEnv: Record<string, string> = {}): Promise<RunningServer> {
+  if (!existsSync(serverMain)) throw new Error(`${serverMain} is missing: run \`npm run build\` first`);
+  const dir = mkdtempSync(join(tmpdir(), 'foyer-e2e-'));
+  const port = await freePort();
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    FOYER_ENV: 'test',
+    PORT: String(port),
+    DATABASE_URL: join(dir, 'foyer.sqlite'),
+    LOG_LEVEL: 'warn',
+    ...extraEnv,
+  };
+  const child: ChildProcess = spawn(process.execPath, [serverMain], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const url = `http://localhost:${port}`;
+
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server exited early (${child.exitCode}):\n${output}`);
+    try {
+      const response = await fetch(`${url}/healthz`);
+      if (response.ok) break;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`server did not become healthy:\n${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+
+  return {
+    url,
+    env,
+    admin: async (...args) => execFileAsync(process.execPath, [adminMain, ...args], { env }),
+    stop: async () => {
+      if (child.exitCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGTERM');
+        await exited;
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export const CHROMIUM_PATH = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find(
+  (path): path is string => typeof path === 'string' && existsSync(path),
+);
+
+/** Debian's Chromium, with the flags this closed network needs (no background traffic). */
+export async function launchBrowser(): Promise<Browser> {
+  if (!CHROMIUM_PATH) throw new Error('Chromium not found: run `node scripts/ensure-chromium.mjs`');
+  return chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--disable-dev-shm-usage',
+    ],
+  });
+}
+
+export async function newContext(browser: Browser, options: { locale?: string; phone?: boolean } = {}): Promise<BrowserContext> {
+  return browser.newContext({
+    locale: options.locale ?? 'en-US',
+    viewport: options.phone ? { width: 390, height: 844 } : { width: 1280, height: 800 },
+    ...(options.phone ? { isMobile: true, hasTouch: true, deviceScaleFactor: 2 } : {}),
+  });
+}
+
+/** axe-core over the whole page, WCAG 2.1 A and AA plus best practices. */
+export async function axeViolations(page: Page): Promise<string[]> {
+  const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']).analyze();
+  return results.violations.map(
+    (violation) => `${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(' ')).join(', ')})`,
+  );
+}
+
+/** Where screenshots go when SCREENSHOTS_DIR is set; otherwise none are taken. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  const dir = process.env.SCREENSHOTS_DIR;
+  if (!dir) return;
+  await page.screenshot({ path: join(dir, `${name}.png`), fullPage: true });
+}

@@ -1,0 +1,1 @@
+export default function B() { return <p>b</p>; }
