@@ -5,6 +5,7 @@ import { defineConfig } from 'vitest/config';
 // contract is seen at once without a build.
 const contractAlias = [
   { find: /^@foyer\/contract$/, replacement: fileURLToPath(new URL('./packages/contract/src/index.ts', import.meta.url)) },
+  { find: /^@foyer\/contract\/core$/, replacement: fileURLToPath(new URL('./packages/contract/src/core.ts', import.meta.url)) },
 ];
 
 export default defineConfig({

@@ -1,13 +1,10 @@
 import { z } from 'zod';
 import { ERROR_CODES } from './errors.js';
+import { CALL_PATHS, type CallPath } from './paths.js';
 import { PLAN_INTENTS } from './flags.js';
-import { DeviceId, Email, HashPassword, PersonName, PhoneNumber, SignInEmail, Token } from './validation.js';
+import { DeviceId, Email, HashPassword, PersonName, PhoneNumber, SignInEmail, Token } from './fields.js';
 
-/**
- * Spec §7: every call of the account service, with its method, path, body and answer.
- * Paths the spec leaves out are chosen in decision 0002. All paths are under `API_BASE`.
- */
-export const API_BASE = '/api';
+/** Spec §7: the body and answer of every call; where each lives is in paths.ts. */
 
 const optionalText = z.string().trim().max(500).optional();
 
@@ -151,60 +148,40 @@ export const ExchangeOtterTokenResponse = z.object({ deviceToken: z.string() });
 
 export const HealthResponse = z.object({ status: z.enum(['ok', 'degraded']), database: z.enum(['ok', 'down']) });
 
-export interface CallDefinition {
-  method: 'GET' | 'POST';
-  path: string;
+export const ErrorCodeSchema = z.enum(ERROR_CODES);
+
+/** Spec §8 on the wire: `{ errorMessage: code }`. */
+export const ErrorBody = z.object({
+  errorMessage: ErrorCodeSchema,
+  /** Which request fields failed validation, for `invalidRequest` only. */
+  fields: z.array(z.string()).optional(),
+});
+export type ErrorBody = z.infer<typeof ErrorBody>;
+
+export interface CallDefinition extends CallPath {
   body?: z.ZodType;
   params?: z.ZodType;
   response: z.ZodType;
-  /** Which later capability implements it; absent once it is live. */
-  issue?: 'signup' | 'setup' | 'password' | 'google' | 'sso' | 'community';
 }
 
-/** Every call, keyed by the name the spec gives it. Paths are relative to `API_BASE`. */
+/** Every call, keyed by the name the spec gives it: where it lives, what it takes, what it answers. */
 export const CALLS = {
-  signin: { method: 'POST', path: '/account/signin', body: SignInBody, response: SignInResponse },
-  session: { method: 'GET', path: '/account/session', response: SessionResponse },
-  signout: { method: 'POST', path: '/account/signout', body: Empty, response: SignOutResponse },
-  signup: { method: 'POST', path: '/account/signup', body: SignUpBody, response: SignUpResponse, issue: 'signup' },
-  resendVerification: { method: 'POST', path: '/account/resendVerification', body: ResendVerificationBody, response: ResendVerificationResponse, issue: 'signup' },
-  setupAccountFields: { method: 'GET', path: '/account/setupAccount/fields/:id', params: SetupFieldsParams, response: SetupFieldsResponse, issue: 'setup' },
-  setupAccount: { method: 'POST', path: '/account/setupAccount', body: SetupAccountBody, response: SetupAccountResponse, issue: 'setup' },
-  verifyEmail: { method: 'POST', path: '/account/verifyEmail', body: VerifyEmailBody, response: VerifyEmailResponse, issue: 'setup' },
-  verifyNewEmail: { method: 'POST', path: '/account/verifyNewEmail', body: VerifyNewEmailBody, response: VerifyNewEmailResponse, issue: 'setup' },
-  forgotPassword: { method: 'POST', path: '/account/forgotPassword', body: ForgotPasswordBody, response: ForgotPasswordResponse, issue: 'password' },
-  resetPassword: { method: 'POST', path: '/account/resetPassword', body: ResetPasswordBody, response: ResetPasswordResponse, issue: 'password' },
-  socialAuth: { method: 'POST', path: '/account/socialAuth', body: SocialAuthBody, response: SocialAuthResponse, issue: 'google' },
-  googleExchange: { method: 'POST', path: '/account/socialAuth/exchange', body: GoogleExchangeBody, response: GoogleExchangeResponse, issue: 'google' },
-  exchangeSSOTransferToken: { method: 'POST', path: '/account/exchangeSSOTransferToken', body: ExchangeSsoTransferTokenBody, response: ExchangeSsoTransferTokenResponse, issue: 'sso' },
-  ssoStart: { method: 'POST', path: '/account/sso/start', body: SsoStartBody, response: SsoStartResponse, issue: 'sso' },
-  discourseSso: { method: 'POST', path: '/community/discourseSso', body: DiscourseSsoBody, response: DiscourseSsoResponse, issue: 'community' },
-  termsAgreed: { method: 'POST', path: '/community/termsAgreed', body: TermsAgreedBody, response: TermsAgreedResponse, issue: 'community' },
-  exchangeOtterToken: { method: 'POST', path: '/exchange/otterToken', body: ExchangeOtterTokenBody, response: ExchangeOtterTokenResponse, issue: 'community' },
-} as const satisfies Record<string, CallDefinition>;
-export type CallName = keyof typeof CALLS;
-
-/**
- * Spec §7: "a POST to a separate base path at ssoRedirectURL". Identity providers post SAML
- * responses and redirect OIDC codes here, outside the account API (decision 0002).
- */
-export const SSO_BASE = '/sso';
-export const SSO_PATHS = {
-  samlAcs: '/sso/saml/:connectionId/acs',
-  samlMetadata: '/sso/saml/:connectionId/metadata',
-  oidcCallback: '/sso/oidc/:connectionId/callback',
-} as const;
-
-/** The health endpoint and the localisation files (spec §7: `static/lang/localizedStrings-{locale}.json`). */
-export const HEALTH_PATH = '/healthz';
-export const LANG_PATH = '/static/lang/localizedStrings-:locale.json';
-export function langPath(locale: string): string {
-  return `/static/lang/localizedStrings-${locale}.json`;
-}
-
-export function callUrl(name: CallName, params: Record<string, string> = {}): string {
-  const path = CALLS[name].path.replace(/:([A-Za-z]+)/g, (_, key: string) => encodeURIComponent(params[key] ?? ''));
-  return `${API_BASE}${path}`;
-}
-
-export const ErrorCodeSchema = z.enum(ERROR_CODES);
+  signin: { ...CALL_PATHS.signin, body: SignInBody, response: SignInResponse },
+  session: { ...CALL_PATHS.session, response: SessionResponse },
+  signout: { ...CALL_PATHS.signout, body: Empty, response: SignOutResponse },
+  signup: { ...CALL_PATHS.signup, body: SignUpBody, response: SignUpResponse },
+  resendVerification: { ...CALL_PATHS.resendVerification, body: ResendVerificationBody, response: ResendVerificationResponse },
+  setupAccountFields: { ...CALL_PATHS.setupAccountFields, params: SetupFieldsParams, response: SetupFieldsResponse },
+  setupAccount: { ...CALL_PATHS.setupAccount, body: SetupAccountBody, response: SetupAccountResponse },
+  verifyEmail: { ...CALL_PATHS.verifyEmail, body: VerifyEmailBody, response: VerifyEmailResponse },
+  verifyNewEmail: { ...CALL_PATHS.verifyNewEmail, body: VerifyNewEmailBody, response: VerifyNewEmailResponse },
+  forgotPassword: { ...CALL_PATHS.forgotPassword, body: ForgotPasswordBody, response: ForgotPasswordResponse },
+  resetPassword: { ...CALL_PATHS.resetPassword, body: ResetPasswordBody, response: ResetPasswordResponse },
+  socialAuth: { ...CALL_PATHS.socialAuth, body: SocialAuthBody, response: SocialAuthResponse },
+  googleExchange: { ...CALL_PATHS.googleExchange, body: GoogleExchangeBody, response: GoogleExchangeResponse },
+  exchangeSSOTransferToken: { ...CALL_PATHS.exchangeSSOTransferToken, body: ExchangeSsoTransferTokenBody, response: ExchangeSsoTransferTokenResponse },
+  ssoStart: { ...CALL_PATHS.ssoStart, body: SsoStartBody, response: SsoStartResponse },
+  discourseSso: { ...CALL_PATHS.discourseSso, body: DiscourseSsoBody, response: DiscourseSsoResponse },
+  termsAgreed: { ...CALL_PATHS.termsAgreed, body: TermsAgreedBody, response: TermsAgreedResponse },
+  exchangeOtterToken: { ...CALL_PATHS.exchangeOtterToken, body: ExchangeOtterTokenBody, response: ExchangeOtterTokenResponse },
+} as const satisfies Record<keyof typeof CALL_PATHS, CallDefinition>;

@@ -1,5 +1,3 @@
-import { z } from 'zod';
-
 /**
  * Spec §8: every error code the service answers with, in one registry. The wire answer is
  * `{ errorMessage: code }`; the web maps each code to the spec's text in the visitor's language.
@@ -56,13 +54,6 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   unavailable: 503,
   unexpectedError: 500,
 };
-
-export const ErrorBody = z.object({
-  errorMessage: z.enum(ERROR_CODES),
-  /** Which request fields failed validation, for `invalidRequest` only. */
-  fields: z.array(z.string()).optional(),
-});
-export type ErrorBody = z.infer<typeof ErrorBody>;
 
 export function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === 'string' && (ERROR_CODES as readonly string[]).includes(value);

@@ -4,11 +4,9 @@ import { FLAG_DEFAULTS, type FlagName } from './flags.js';
 
 /**
  * The configuration the browser gets, and nothing else (an explicit allow-list). The server
- * writes it into index.html as a JSON script element, so the first paint needs no second
- * round trip (decision 0006).
+ * writes it into index.html as a JSON script element (page.ts), so the first paint needs no
+ * second round trip (decision 0006).
  */
-export const RUNTIME_CONFIG_ELEMENT_ID = 'foyer-config';
-
 const flagShape = Object.fromEntries(
   Object.entries(FLAG_DEFAULTS).map(([name, value]) => [name, typeof value === 'number' ? z.number() : z.boolean()]),
 ) as Record<FlagName, z.ZodBoolean | z.ZodNumber>;
@@ -26,11 +24,5 @@ export const RuntimeConfig = z.object({
 });
 export type RuntimeConfig = z.infer<typeof RuntimeConfig>;
 
-/**
- * The server also writes the dictionary of the visitor's best language (from Accept-Language,
- * English when none is shipped) into the page, so the first paint is already translated. The
- * web treats it as the already-fetched answer for that locale (spec §7 loading order holds).
- */
-export const DICTIONARY_ELEMENT_ID = 'foyer-dictionary';
-export const InlineDictionary = z.object({ locale: z.string(), messages: z.record(z.string(), z.string()) });
+/** The dictionary the server writes into the page beside the configuration (page.ts). */export const InlineDictionary = z.object({ locale: z.string(), messages: z.record(z.string(), z.string()) });
 export type InlineDictionary = z.infer<typeof InlineDictionary>;

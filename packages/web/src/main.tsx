@@ -1,6 +1,23 @@
-import { StrictMode, lazy, Suspense } from 'react';
+import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { BrowserRouter, Routes, Route, Navigate, Link, useSearchParams, useNavigate } from 'react-router';
-function A() { const [p] = useSearchParams(); const n = useNavigate(); return <Link to="/x" onClick={() => n('/y')}>{p.get('a')}</Link>; }
-const B = lazy(() => import('./b'));
-createRoot(document.getElementById('root')!).render(<StrictMode><BrowserRouter><Suspense><Routes><Route path="/" element={<A />} /><Route path="/b" element={<B />} /><Route path="*" element={<Navigate to="/" replace />} /></Routes></Suspense></BrowserRouter></StrictMode>);
+import { BrowserRouter } from 'react-router';
+import { App } from './app';
+import { PageSpinner } from './components/card-layout';
+import { I18nProvider } from './lib/i18n';
+import { RuntimeConfigProvider, readInlineDictionary, readRuntimeConfig } from './lib/runtime-config';
+import './styles.css';
+
+const root = document.getElementById('root');
+if (root === null) throw new Error('index.html has no #root element');
+
+createRoot(root).render(
+  <StrictMode>
+    <RuntimeConfigProvider value={readRuntimeConfig()}>
+      <I18nProvider inline={readInlineDictionary()} languages={navigator.languages} fallback={<PageSpinner />}>
+        <BrowserRouter>
+          <App />
+        </BrowserRouter>
+      </I18nProvider>
+    </RuntimeConfigProvider>
+  </StrictMode>,
+);

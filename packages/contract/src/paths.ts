@@ -1,0 +1,58 @@
+/**
+ * Spec §7: where each call lives. Plain data with no schema attached, so the browser bundle can
+ * use it without zod (the schemas are in calls.ts). Paths the spec leaves out are chosen in
+ * decision 0002. All paths are relative to `API_BASE`.
+ */
+export const API_BASE = '/api';
+
+export interface CallPath {
+  method: 'GET' | 'POST';
+  path: string;
+  /** Which later capability implements it; absent once it is live. */
+  issue?: 'signup' | 'setup' | 'password' | 'google' | 'sso' | 'community';
+}
+
+export const CALL_PATHS = {
+  signin: { method: 'POST', path: '/account/signin' },
+  session: { method: 'GET', path: '/account/session' },
+  signout: { method: 'POST', path: '/account/signout' },
+  signup: { method: 'POST', path: '/account/signup', issue: 'signup' },
+  resendVerification: { method: 'POST', path: '/account/resendVerification', issue: 'signup' },
+  setupAccountFields: { method: 'GET', path: '/account/setupAccount/fields/:id', issue: 'setup' },
+  setupAccount: { method: 'POST', path: '/account/setupAccount', issue: 'setup' },
+  verifyEmail: { method: 'POST', path: '/account/verifyEmail', issue: 'setup' },
+  verifyNewEmail: { method: 'POST', path: '/account/verifyNewEmail', issue: 'setup' },
+  forgotPassword: { method: 'POST', path: '/account/forgotPassword', issue: 'password' },
+  resetPassword: { method: 'POST', path: '/account/resetPassword', issue: 'password' },
+  socialAuth: { method: 'POST', path: '/account/socialAuth', issue: 'google' },
+  googleExchange: { method: 'POST', path: '/account/socialAuth/exchange', issue: 'google' },
+  exchangeSSOTransferToken: { method: 'POST', path: '/account/exchangeSSOTransferToken', issue: 'sso' },
+  ssoStart: { method: 'POST', path: '/account/sso/start', issue: 'sso' },
+  discourseSso: { method: 'POST', path: '/community/discourseSso', issue: 'community' },
+  termsAgreed: { method: 'POST', path: '/community/termsAgreed', issue: 'community' },
+  exchangeOtterToken: { method: 'POST', path: '/exchange/otterToken', issue: 'community' },
+} as const satisfies Record<string, CallPath>;
+export type CallName = keyof typeof CALL_PATHS;
+
+export function callUrl(name: CallName, params: Record<string, string> = {}): string {
+  const path = CALL_PATHS[name].path.replace(/:([A-Za-z]+)/g, (_, key: string) => encodeURIComponent(params[key] ?? ''));
+  return `${API_BASE}${path}`;
+}
+
+/**
+ * Spec §7: "a POST to a separate base path at ssoRedirectURL". Identity providers post SAML
+ * responses and redirect OIDC codes here, outside the account API (decision 0002).
+ */
+export const SSO_BASE = '/sso';
+export const SSO_PATHS = {
+  samlAcs: '/sso/saml/:connectionId/acs',
+  samlMetadata: '/sso/saml/:connectionId/metadata',
+  oidcCallback: '/sso/oidc/:connectionId/callback',
+} as const;
+
+/** The health endpoint and the localisation files (spec §7: `static/lang/localizedStrings-{locale}.json`). */
+export const HEALTH_PATH = '/healthz';
+export const LANG_PATH = '/static/lang/localizedStrings-:locale.json';
+export function langPath(locale: string): string {
+  return `/static/lang/localizedStrings-${locale}.json`;
+}

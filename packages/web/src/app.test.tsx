@@ -1,0 +1,63 @@
+import { ROUTES } from '@foyer/contract/core';
+import { screen } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import { renderApp, TEST_CONFIG } from './test/harness';
+
+const LATER_PATHS = [
+  '/sign-up',
+  '/sign-up-old',
+  '/forgot-password',
+  '/defer-email-verification',
+  '/reset-password/abc',
+  '/verify-email/abc',
+  '/verify-new-email/abc',
+  '/setup-account/abc',
+  '/sso-sign-in',
+  '/sso-landing',
+  '/ssol/abc',
+  '/social-auth',
+  '/social-auth-callback',
+  '/discourse-sso',
+  '/discourse-terms',
+];
+
+describe('routes (spec §2)', () => {
+  it('covers every auth route of the contract', () => {
+    const contractPaths = Object.values(ROUTES).map((path) => path.replace(/:[A-Za-z]+/, 'abc'));
+    expect([...LATER_PATHS, '/sign-in'].sort()).toEqual(contractPaths.sort());
+  });
+
+  it('sends the root to sign-in', async () => {
+    const { location } = renderApp('/');
+    expect(await screen.findByRole('heading', { name: 'Sign In' })).toBeInTheDocument();
+    expect(location.current).toBe('/sign-in');
+  });
+
+  it('sends an unknown path to sign-in, keeping nothing', async () => {
+    const { location } = renderApp('/no/such/page?from=%2Fsettings');
+    expect(await screen.findByRole('heading', { name: 'Sign In' })).toBeInTheDocument();
+    expect(location.current).toBe('/sign-in');
+  });
+
+  it.each(LATER_PATHS)('%s shows the honest not-available card', async (path) => {
+    const { location } = renderApp(path);
+    expect(await screen.findByRole('heading', { level: 1, name: 'Not available yet' })).toBeInTheDocument();
+    expect(screen.getByText('This part of Foyer is not available yet. You can sign in with your email and password.')).toBeInTheDocument();
+    expect(screen.getByRole('link', { name: 'Back to sign in' })).toHaveAttribute('href', '/sign-in');
+    expect(screen.queryByRole('textbox')).not.toBeInTheDocument();
+    expect(location.current).toBe(path);
+  });
+
+  it.each(['/discourse-sso?sso=x&sig=y', '/discourse-terms'])('%s falls back to sign-in while the forum flag is off', async (path) => {
+    const config = { ...TEST_CONFIG, flags: { ...TEST_CONFIG.flags, 'discourse-sso': false } };
+    const { location } = renderApp(path, { config });
+    expect(await screen.findByRole('heading', { name: 'Sign In' })).toBeInTheDocument();
+    expect(location.current).toBe('/sign-in');
+  });
+
+  it('sets the document title from the screen heading', async () => {
+    renderApp('/sign-in');
+    await screen.findByRole('heading', { name: 'Sign In' });
+    expect(document.title).toBe('Sign In · Foyer');
+  });
+});

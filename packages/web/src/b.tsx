@@ -1,1 +1,0 @@
-export default function B() { return <p>b</p>; }

@@ -1,0 +1,176 @@
+import { fireEvent, render, screen } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { useState } from 'react';
+import { MemoryRouter } from 'react-router';
+import { describe, expect, it, vi } from 'vitest';
+import { Providers } from '../test/harness';
+import { Alert } from './alert';
+import { Button } from './button';
+import { Spinner } from './spinner';
+import { TextField, type TextFieldProps } from './text-field';
+
+function Field(props: Partial<TextFieldProps>) {
+  const [value, setValue] = useState(props.value ?? '');
+  return <TextField label="Secret" {...props} value={value} onValueChange={setValue} />;
+}
+
+function renderWithProviders(ui: React.ReactNode) {
+  return render(
+    <Providers>
+      <MemoryRouter>{ui}</MemoryRouter>
+    </Providers>,
+  );
+}
+
+describe('TextField (spec §2)', () => {
+  it('toggles a password between hidden and shown, with a matching name and pressed state', async () => {
+    renderWithProviders(<Field type="password" />);
+    const user = userEvent.setup();
+    const input = screen.getByLabelText('Secret');
+    expect(input).toHaveAttribute('type', 'password');
+
+    const show = screen.getByRole('button', { name: 'Show password' });
+    expect(show).toHaveAttribute('aria-pressed', 'false');
+    await user.click(show);
+
+    expect(input).toHaveAttribute('type', 'text');
+    const hide = screen.getByRole('button', { name: 'Hide password' });
+    expect(hide).toHaveAttribute('aria-pressed', 'true');
+    await user.click(hide);
+    expect(input).toHaveAttribute('type', 'password');
+  });
+
+  it('shows the toggle tooltip on hover and on focus', async () => {
+    renderWithProviders(<Field type="password" />);
+    const user = userEvent.setup();
+    expect(screen.queryByRole('tooltip')).not.toBeInTheDocument();
+    await user.hover(screen.getByRole('button', { name: 'Show password' }));
+    expect(screen.getByRole('tooltip')).toHaveTextContent('Show password');
+    await user.unhover(screen.getByRole('button', { name: 'Show password' }));
+    expect(screen.queryByRole('tooltip')).not.toBeInTheDocument();
+
+    await user.click(screen.getByLabelText('Secret'));
+    await user.tab();
+    expect(screen.getByRole('button', { name: 'Show password' })).toHaveFocus();
+    expect(screen.getByRole('tooltip')).toHaveTextContent('Show password');
+    await user.keyboard('{Escape}');
+    expect(screen.queryByRole('tooltip')).not.toBeInTheDocument();
+  });
+
+  it('clears its text with the clear button and returns focus to the input', async () => {
+    renderWithProviders(<Field clearable />);
+    const user = userEvent.setup();
+    expect(screen.queryByRole('button', { name: 'Clear this text field' })).not.toBeInTheDocument();
+    await user.type(screen.getByLabelText('Secret'), 'hello');
+    await user.click(screen.getByRole('button', { name: 'Clear this text field' }));
+    expect(screen.getByLabelText('Secret')).toHaveValue('');
+    expect(screen.getByLabelText('Secret')).toHaveFocus();
+    expect(screen.queryByRole('button', { name: 'Clear this text field' })).not.toBeInTheDocument();
+  });
+
+  it('marks the error state on the input and links the message', () => {
+    renderWithProviders(<Field validity="error" message="Email address is not valid" />);
+    const input = screen.getByLabelText('Secret');
+    expect(input).toBeInvalid();
+    expect(input).toHaveAccessibleDescription('Email address is not valid');
+  });
+
+  it('shows the success state without marking the input invalid', () => {
+    renderWithProviders(<Field validity="success" message="Looks good" />);
+    const input = screen.getByLabelText('Secret');
+    expect(input).not.toHaveAttribute('aria-invalid');
+    expect(input).toHaveAccessibleDescription('Looks good');
+  });
+
+  it('passes autoComplete, required and disabled through', () => {
+    renderWithProviders(<Field type="password" autoComplete="new-password" required disabled />);
+    const input = screen.getByLabelText('Secret');
+    expect(input).toHaveAttribute('autocomplete', 'new-password');
+    expect(input).toBeRequired();
+    expect(input).toBeDisabled();
+    expect(screen.getByRole('button', { name: 'Show password' })).toBeDisabled();
+  });
+});
+
+describe('Button (spec §2)', () => {
+  it('is busy and disabled while loading, with the spinner hidden from the accessibility tree', () => {
+    const onClick = vi.fn();
+    renderWithProviders(
+      <Button loading onClick={onClick}>
+        Save
+      </Button>,
+    );
+    const button = screen.getByRole('button', { name: 'Save' });
+    expect(button).toBeDisabled();
+    expect(button).toHaveAttribute('aria-busy', 'true');
+    expect(screen.queryByRole('status')).not.toBeInTheDocument();
+    fireEvent.click(button);
+    expect(onClick).not.toHaveBeenCalled();
+  });
+
+  it('renders an internal link, an external link and a button', () => {
+    renderWithProviders(
+      <>
+        <Button to="/sign-up">Inside</Button>
+        <Button href="https://www.foyer.test/terms" target="_blank">
+          Outside
+        </Button>
+        <Button type="submit" variant="danger">
+          Act
+        </Button>
+      </>,
+    );
+    expect(screen.getByRole('link', { name: 'Inside' })).toHaveAttribute('href', '/sign-up');
+    const outside = screen.getByRole('link', { name: 'Outside' });
+    expect(outside).toHaveAttribute('target', '_blank');
+    expect(outside).toHaveAttribute('rel', 'noopener noreferrer');
+    expect(screen.getByRole('button', { name: 'Act' })).toHaveAttribute('type', 'submit');
+  });
+
+  it('describes itself with its tooltip', async () => {
+    renderWithProviders(<Button tooltip="Opens in a new tab">Terms</Button>);
+    const button = screen.getByRole('button', { name: 'Terms' });
+    expect(button).toHaveAccessibleDescription('Opens in a new tab');
+    await userEvent.setup().hover(button);
+    expect(screen.getByRole('tooltip')).toHaveTextContent('Opens in a new tab');
+  });
+
+  it('a disabled link is not followable', () => {
+    renderWithProviders(
+      <Button to="/sign-up" disabled>
+        Inside
+      </Button>,
+    );
+    expect(screen.getByText('Inside').closest('a')).not.toHaveAttribute('href');
+    expect(screen.getByText('Inside').closest('a')).toHaveAttribute('aria-disabled', 'true');
+  });
+});
+
+describe('Spinner and Alert (spec §2)', () => {
+  it('announces loading at 40 px by default, or its title', () => {
+    renderWithProviders(
+      <>
+        <Spinner />
+        <Spinner title="Signing into Community" colour="rgb(15, 118, 110)" size={24} />
+      </>,
+    );
+    const [plain, titled] = screen.getAllByRole('status');
+    expect(plain).toHaveTextContent('Loading…');
+    expect(plain?.querySelector('svg')).toHaveAttribute('width', '40');
+    expect(titled).toHaveTextContent('Signing into Community');
+    expect(titled).toHaveStyle({ color: 'rgb(15, 118, 110)' });
+  });
+
+  it('uses role alert for errors and status for success', () => {
+    renderWithProviders(
+      <>
+        <Alert variant="error">
+          <p>Broken</p>
+        </Alert>
+        <Alert variant="success" title="Email sent!" />
+      </>,
+    );
+    expect(screen.getByRole('alert')).toHaveTextContent('Broken');
+    expect(screen.getByRole('status')).toHaveTextContent('Email sent!');
+  });
+});

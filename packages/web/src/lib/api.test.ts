@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { json, stubFetch } from '../test/harness';
+import { call, globalErrorKey, handleFailure } from './api';
+
+describe('API client (spec §7)', () => {
+  it('sends a GET without a body and returns the data', async () => {
+    const calls = stubFetch({ 'GET /api/account/session': () => json(200, { user: { id: 'u1' }, expiresAt: 'x' }) });
+    const result = await call('session', {});
+    expect(result).toEqual({ ok: true, data: { user: { id: 'u1' }, expiresAt: 'x' } });
+    expect(calls[0]?.body).toBeUndefined();
+    expect(calls[0]?.headers.get('Content-Type')).toBeNull();
+    expect(calls[0]?.headers.get('X-DeviceId')).toMatch(/^[A-Za-z0-9]{12}$/);
+    expect(calls[0]?.headers.has('X-XSRF-TOKEN')).toBe(false);
+    expect(calls[0]?.credentials).toBe('same-origin');
+  });
+
+  it('turns an error answer into its code and status', async () => {
+    stubFetch({ 'POST /api/account/signin': () => json(423, { errorMessage: 'accountLocked' }) });
+    expect(await call('signin', { body: { email: 'a', hashPassword: 'b', deviceId: 'c' } })).toEqual({ ok: false, code: 'accountLocked', status: 423 });
+  });
+
+  it('treats an unknown code, a body that is not JSON and an empty success as unexpected', async () => {
+    stubFetch({
+      'GET /api/account/session': () => json(400, { errorMessage: 'somethingNew' }),
+      'POST /api/account/signout': () => new Response('', { status: 200 }),
+      'POST /api/account/signin': () => new Response('<h1>502</h1>', { status: 502 }),
+    });
+    expect(await call('session', {})).toMatchObject({ ok: false, code: 'unexpectedError', status: 400 });
+    expect(await call('signout', { body: {} })).toMatchObject({ ok: false, code: 'unexpectedError', status: 200 });
+    expect(await call('signin', {})).toMatchObject({ ok: false, code: 'unexpectedError', status: 502 });
+  });
+
+  it('maps transport failures to network and aborted', async () => {
+    stubFetch({ 'GET /api/account/session': () => Promise.reject(new TypeError('Failed to fetch')) });
+    expect(await call('session', {})).toEqual({ ok: false, code: 'network' });
+    const controller = new AbortController();
+    controller.abort();
+    expect(await call('session', { signal: controller.signal })).toEqual({ ok: false, code: 'aborted' });
+  });
+
+  it('fills path parameters', async () => {
+    const calls = stubFetch({});
+    await call('setupAccountFields', { params: { id: 'a/b' } });
+    expect(calls[0]?.url).toBe('/api/account/setupAccount/fields/a%2Fb');
+  });
+});
+
+describe('error handling by code (STYLE.md)', () => {
+  it('uses the screen handler when there is one, otherwise the global fallback', () => {
+    const handlers = { accountLocked: () => 'locked' };
+    expect(handleFailure('accountLocked', handlers, globalErrorKey)).toBe('locked');
+    expect(handleFailure('network', handlers, globalErrorKey)).toBe('error.network');
+    expect(handleFailure('aborted', handlers, globalErrorKey)).toBe('error.requestAborted');
+    expect(handleFailure('rateLimitExeeded', handlers, globalErrorKey)).toBe('error.rateLimitExeeded');
+    expect(handleFailure('invalidToken', handlers, globalErrorKey)).toBe('error.unexpected');
+  });
+});

@@ -1,0 +1,110 @@
+import type { CALLS } from '@foyer/contract';
+import {
+  CALL_PATHS,
+  DEVICE_ID_HEADER,
+  XSRF_HEADER,
+  callUrl,
+  isErrorCode,
+  type CallName,
+  type CallPath,
+  type ErrorCode,
+  type MessageKey,
+} from '@foyer/contract/core';
+// Types only: the page never parses with the schemas, so zod stays out of the bundle.
+import type { z } from 'zod';
+import { deviceId, xsrfToken } from './storage';
+
+type Definition<N extends CallName> = (typeof CALLS)[N];
+export type CallBody<N extends CallName> = Definition<N> extends { body: infer B extends z.ZodType } ? z.input<B> : never;
+export type CallData<N extends CallName> = z.output<Definition<N>['response']>;
+
+/** A failure is a contract error code, or one of the two transport failures of spec §8. */
+export type FailureCode = ErrorCode | 'network' | 'aborted';
+export type CallResult<T> = { ok: true; data: T } | { ok: false; code: FailureCode; status?: number };
+
+export interface CallOptions<N extends CallName> {
+  body?: CallBody<N>;
+  /** Values for `:name` segments of the call's path. */
+  params?: Record<string, string>;
+  signal?: AbortSignal;
+}
+
+function isAbort(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && 'name' in error && error.name === 'AbortError';
+}
+
+async function readJson(response: Response): Promise<unknown> {
+  const text = await response.text();
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Calls the account service (spec §7): same origin, JSON bodies, `Accept: application/json`,
+ * the XSRF header from its cookie, the device id header, and no timeout (spec §9: 0 means
+ * none; the caller may pass an AbortSignal). The session cookie is HttpOnly and set by the
+ * server; the page never stores `otter` itself.
+ */
+export async function call<N extends CallName>(name: N, options: CallOptions<N> = {}): Promise<CallResult<CallData<N>>> {
+  const definition: CallPath = CALL_PATHS[name];
+  const headers: Record<string, string> = { Accept: 'application/json', [DEVICE_ID_HEADER]: deviceId() };
+  const token = xsrfToken();
+  if (token !== undefined) headers[XSRF_HEADER] = token;
+  const init: RequestInit = { method: definition.method, headers, credentials: 'same-origin' };
+  if (options.signal) init.signal = options.signal;
+  if (definition.method !== 'GET') {
+    headers['Content-Type'] = 'application/json';
+    init.body = JSON.stringify(options.body ?? {});
+  }
+
+  let response: Response;
+  let payload: unknown;
+  try {
+    response = await fetch(callUrl(name, options.params), init);
+    payload = await readJson(response);
+  } catch (error) {
+    // Spec §8's generic transport texts: fetch rejects with a TypeError when the network fails.
+    return { ok: false, code: isAbort(error) ? 'aborted' : 'network' };
+  }
+
+  if (response.ok) {
+    // The server parses every answer through its contract schema before sending it, so the
+    // shape is trusted here; re-checking would mean shipping zod to the browser.
+    if (payload === undefined) return { ok: false, code: 'unexpectedError', status: response.status };
+    return { ok: true, data: payload as CallData<N> };
+  }
+  const code =
+    typeof payload === 'object' && payload !== null && 'errorMessage' in payload && isErrorCode(payload.errorMessage)
+      ? payload.errorMessage
+      : 'unexpectedError';
+  return { ok: false, code, status: response.status };
+}
+
+/**
+ * Errors are handled by code (STYLE.md, after Logto): each screen keeps a table of handlers for
+ * the codes it explains, and everything else goes to one global fallback.
+ */
+export type FailureHandlers<R> = Partial<Record<FailureCode, (code: FailureCode) => R>>;
+
+export function handleFailure<R>(code: FailureCode, handlers: FailureHandlers<R>, fallback: (code: FailureCode) => R): R {
+  const handler = handlers[code];
+  return handler ? handler(code) : fallback(code);
+}
+
+/** The global fallback: the transport texts and the rate limit of spec §8, otherwise the unexpected error. */
+export function globalErrorKey(code: FailureCode): MessageKey {
+  switch (code) {
+    case 'network':
+      return 'error.network';
+    case 'aborted':
+      return 'error.requestAborted';
+    case 'rateLimitExeeded':
+      return 'error.rateLimitExeeded';
+    default:
+      return 'error.unexpected';
+  }
+}

@@ -1,0 +1,25 @@
+import '@testing-library/jest-dom/vitest';
+import { cleanup } from '@testing-library/react';
+import { afterEach, beforeEach, expect, vi } from 'vitest';
+import { consoleErrors } from './console-errors';
+
+// Any console.error during a test fails it (STYLE.md, after epic-stack): React warnings and
+// unexpected failures must not pass quietly. A test that expects one takes it out of the list.
+beforeEach(() => {
+  consoleErrors.length = 0;
+  vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => {
+    consoleErrors.push(args);
+  });
+});
+
+afterEach(() => {
+  cleanup();
+  localStorage.clear();
+  for (const cookie of document.cookie.split(';')) {
+    const name = cookie.split('=')[0]?.trim();
+    if (name) document.cookie = `${name}=; expires=Thu, 01 Jan 1970 00:00:00 GMT; path=/`;
+  }
+  vi.unstubAllGlobals();
+  vi.restoreAllMocks();
+  expect(consoleErrors, 'console.error was called during the test').toEqual([]);
+});
