@@ -1,0 +1,118 @@
+import { normalizeEmail } from '@foyer/contract';
+import { describe, expect, it } from 'vitest';
+import { createTestUser, dbUnavailable, getSession, postSignIn, signIn, uniqueEmail, useTestApp } from '../../test/helpers.js';
+import { listAuditEvents } from '../features/audit/audit.repo.js';
+import { getFailureCount } from '../features/signin/signin.repo.js';
+import { EXIT, runAdmin } from './admin.js';
+
+describe.skipIf(dbUnavailable)('admin CLI', () => {
+  const t = useTestApp();
+
+  async function run(...argv: string[]) {
+    let stdout = '';
+    let stderr = '';
+    const code = await runAdmin(argv, {
+      deps: t.deps,
+      stdout: (text) => (stdout += text),
+      stderr: (text) => (stderr += text),
+    });
+    return { code, stdout, stderr };
+  }
+
+  const create = (email: string, ...extra: string[]) =>
+    run('user', 'create', '--email', email, '--password', 'correct horse', '--first-name', 'Grace', '--last-name', 'Hopper', ...extra);
+
+  it('creates a verified user who can sign in with that password', async () => {
+    const email = uniqueEmail('grace');
+    const result = await create(email);
+    expect(result.code).toBe(EXIT.ok);
+    expect(result.stdout).toMatch(new RegExp(`^Created user ${email} \\([A-Za-z0-9_-]{22}\\)\\n$`));
+    expect(result.stderr).toBe('');
+    expect((await postSignIn(t.app, { email, password: 'correct horse' })).statusCode).toBe(200);
+    expect((await listAuditEvents(t.db, { emailKey: email, type: 'user.created' })).length).toBe(1);
+  });
+
+  it('creates an unverified user with --unverified', async () => {
+    const email = uniqueEmail();
+    expect((await create(email, '--unverified')).code).toBe(EXIT.ok);
+    const response = await postSignIn(t.app, { email, password: 'correct horse' });
+    expect(response.json()).toEqual({ errorMessage: 'unverifiedAccount' });
+  });
+
+  it('refuses bad input with exit 1 and a reason', async () => {
+    const taken = uniqueEmail();
+    await create(taken);
+    const cases: Array<[string[], RegExp]> = [
+      [['--email', 'not-an-email', '--password', 'long enough', '--first-name', 'A', '--last-name', 'B'], /email address is not valid/],
+      [['--email', uniqueEmail(), '--password', 'short', '--first-name', 'A', '--last-name', 'B'], /password must be 8/],
+      [['--email', uniqueEmail(), '--password', 'long enough', '--first-name', '  ', '--last-name', 'B'], /first name/],
+      [['--email', uniqueEmail(), '--password', 'long enough', '--first-name', 'A', '--last-name', ''], /last name/],
+      [['--email', taken.toUpperCase(), '--password', 'long enough', '--first-name', 'A', '--last-name', 'B'], /already exists/],
+    ];
+    for (const [args, message] of cases) {
+      const result = await run('user', 'create', ...args);
+      expect(result.code, args.join(' ')).toBe(EXIT.failed);
+      expect(result.stderr).toMatch(message);
+      expect(result.stdout).toBe('');
+    }
+  });
+
+  it('answers usage errors with exit 2', async () => {
+    const missing = await run('user', 'create', '--email', uniqueEmail());
+    expect(missing.code).toBe(EXIT.usage);
+    expect(missing.stderr).toContain('missing --password');
+    expect(missing.stderr).toContain('Usage:');
+
+    const unknownFlag = await run('user', 'unlock', '--email', 'a@example.com', '--force');
+    expect(unknownFlag.code).toBe(EXIT.usage);
+    expect(unknownFlag.stderr).toContain('--force');
+
+    const unknownCommand = await run('user', 'delete');
+    expect(unknownCommand.code).toBe(EXIT.usage);
+    expect(unknownCommand.stderr).toContain('unknown command "user delete"');
+
+    expect((await run()).code).toBe(EXIT.usage);
+  });
+
+  it('prints help to stdout with exit 0', async () => {
+    const help = await run('--help');
+    expect(help.code).toBe(EXIT.ok);
+    expect(help.stdout).toContain('user create');
+    expect((await run('user', 'create', '--help')).code).toBe(EXIT.ok);
+  });
+
+  it('deactivates an account and ends its sessions', async () => {
+    const account = await createTestUser(t);
+    const session = await signIn(t.app, account);
+    const result = await run('user', 'deactivate', '--email', account.email);
+    expect(result.code).toBe(EXIT.ok);
+    expect(result.stdout).toContain('Deactivated user');
+    expect((await getSession(t, session.otter, session.deviceId)).statusCode).toBe(401);
+    expect((await postSignIn(t.app, account)).json()).toEqual({ errorMessage: 'deactivatedAccount' });
+  });
+
+  it('says so when there is no account to deactivate', async () => {
+    const result = await run('user', 'deactivate', '--email', uniqueEmail());
+    expect(result.code).toBe(EXIT.failed);
+    expect(result.stderr).toContain('no account');
+  });
+
+  it('unlocks a locked email, with or without an account', async () => {
+    const account = await createTestUser(t);
+    const ghost = uniqueEmail('ghost');
+    for (let i = 0; i < 10; i++) {
+      await postSignIn(t.app, { email: account.email, password: 'wrong' });
+      await postSignIn(t.app, { email: ghost, password: 'wrong' });
+    }
+    expect((await postSignIn(t.app, account)).statusCode).toBe(423);
+
+    expect((await run('user', 'unlock', '--email', account.email.toUpperCase())).code).toBe(EXIT.ok);
+    expect((await postSignIn(t.app, account)).statusCode).toBe(200);
+
+    const result = await run('user', 'unlock', '--email', ghost);
+    expect(result.code).toBe(EXIT.ok);
+    expect(result.stdout).toContain(`Unlocked ${ghost}`);
+    expect(await getFailureCount(t.db, normalizeEmail(ghost))).toBeUndefined();
+    expect((await run('user', 'unlock', '--email', ghost)).stdout).toContain('nothing to unlock');
+  });
+});

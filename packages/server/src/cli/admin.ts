@@ -1,0 +1,195 @@
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { LIMITS, normalizeEmail, passwordLengthOk } from '@foyer/contract';
+import { ConfigError, loadConfig, type Config } from '../config.js';
+import { openDatabase } from '../db/database.js';
+import { migrateToLatest } from '../db/migrate.js';
+import type { Deps } from '../deps.js';
+import { CLI_META, recordAudit } from '../features/audit/audit.service.js';
+import { clearFailures } from '../features/signin/signin.repo.js';
+import { CreateUserError, createUser, deactivateUser, type CreateUserProblem } from '../features/users/users.service.js';
+import { systemClock } from '../lib/clock.js';
+import { sha256Hex } from '../lib/crypto.js';
+import { createPasswordHasher } from '../lib/passwords.js';
+
+export const USAGE = `Usage: npm run admin -- <command> [options]
+
+Commands:
+  user create --email E --password P --first-name F --last-name L [--unverified]
+      Creates an account (verified unless --unverified).
+  user deactivate --email E
+      Deactivates the account and ends all of its sessions.
+  user unlock --email E
+      Clears the failed sign-in count and lock of an email (with or without an account).
+
+Options:
+  -h, --help   Show this help.
+
+The database is the server's (DATABASE_URL, default ./data/foyer.sqlite); migrations run first.
+`;
+
+/** Exit codes: 0 done, 1 the command failed, 2 the command line was wrong. */
+export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
+
+export interface AdminIo {
+  deps: Deps;
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+}
+
+class UsageError extends Error {}
+
+const CREATE_PROBLEMS: Record<CreateUserProblem, string> = {
+  invalidEmail: 'the email address is not valid',
+  blankFirstName: 'the first name must not be blank',
+  blankLastName: 'the last name must not be blank',
+  emailTaken: 'an account with this email already exists',
+};
+
+function parse(args: string[], options: Record<string, { type: 'string' | 'boolean' }>) {
+  try {
+    return parseArgs({ args, options, strict: true, allowPositionals: false }).values as Record<string, string | boolean | undefined>;
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+}
+
+function required(values: Record<string, string | boolean | undefined>, name: string): string {
+  const value = values[name];
+  if (typeof value !== 'string') throw new UsageError(`missing --${name}`);
+  return value;
+}
+
+async function userCreate(args: string[], io: AdminIo): Promise<number> {
+  const values = parse(args, {
+    email: { type: 'string' },
+    password: { type: 'string' },
+    'first-name': { type: 'string' },
+    'last-name': { type: 'string' },
+    unverified: { type: 'boolean' },
+  });
+  const email = required(values, 'email');
+  const password = required(values, 'password');
+  const firstName = required(values, 'first-name');
+  const lastName = required(values, 'last-name');
+  if (!passwordLengthOk(password)) {
+    io.stderr(`Error: the password must be ${LIMITS.minPasswordLength} to ${LIMITS.maxPasswordLength} characters\n`);
+    return EXIT.failed;
+  }
+  try {
+    // Hashed exactly as the browser does (spec §5), so this password works on the sign-in page.
+    const user = await createUser(
+      io.deps,
+      { email, hashPassword: sha256Hex(password), firstName, lastName, verified: values.unverified !== true },
+      CLI_META,
+    );
+    io.stdout(`Created user ${user.email} (${user.id})${user.email_verified_at === null ? ', unverified' : ''}\n`);
+    return EXIT.ok;
+  } catch (error) {
+    if (error instanceof CreateUserError) {
+      io.stderr(`Error: ${CREATE_PROBLEMS[error.problem]}\n`);
+      return EXIT.failed;
+    }
+    throw error;
+  }
+}
+
+async function userDeactivate(args: string[], io: AdminIo): Promise<number> {
+  const email = required(parse(args, { email: { type: 'string' } }), 'email');
+  const user = await deactivateUser(io.deps, email, CLI_META);
+  if (user === undefined) {
+    io.stderr(`Error: no account with email ${email}\n`);
+    return EXIT.failed;
+  }
+  io.stdout(`Deactivated user ${user.email} (${user.id}); all of its sessions ended\n`);
+  return EXIT.ok;
+}
+
+async function userUnlock(args: string[], io: AdminIo): Promise<number> {
+  const email = required(parse(args, { email: { type: 'string' } }), 'email');
+  // The lock is per email, not per account (spec §9), so unknown emails can be unlocked too.
+  const emailKey = normalizeEmail(email);
+  const cleared = await clearFailures(io.deps.db, emailKey);
+  await recordAudit(io.deps, { type: 'user.unlocked', meta: CLI_META, emailKey });
+  io.stdout(cleared > 0 ? `Unlocked ${emailKey}\n` : `${emailKey} had no failed sign-ins; nothing to unlock\n`);
+  return EXIT.ok;
+}
+
+const COMMANDS: Record<string, (args: string[], io: AdminIo) => Promise<number>> = {
+  'user create': userCreate,
+  'user deactivate': userDeactivate,
+  'user unlock': userUnlock,
+};
+
+/** Runs one admin command; returns the process exit code. Output goes through io only. */
+export async function runAdmin(argv: readonly string[], io: AdminIo): Promise<number> {
+  if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
+    (argv.length === 0 ? io.stderr : io.stdout)(USAGE);
+    return argv.length === 0 ? EXIT.usage : EXIT.ok;
+  }
+  const name = argv.slice(0, 2).join(' ');
+  const command = COMMANDS[name];
+  if (command === undefined) {
+    io.stderr(`Error: unknown command "${name}"\n\n${USAGE}`);
+    return EXIT.usage;
+  }
+  const args = argv.slice(2);
+  if (args.includes('--help') || args.includes('-h')) {
+    io.stdout(USAGE);
+    return EXIT.ok;
+  }
+  try {
+    return await command(args, io);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr(`Error: ${error.message}\n\n${USAGE}`);
+      return EXIT.usage;
+    }
+    throw error;
+  }
+}
+
+function readConfig(): Config | undefined {
+  try {
+    return loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      return undefined;
+    }
+    throw error;
+  }
+}
+
+async function main(): Promise<number> {
+  const config = readConfig();
+  if (config === undefined) return EXIT.failed;
+  const database = openDatabase(config.database, { max: 1 });
+  try {
+    await migrateToLatest(database);
+    const deps: Deps = { db: database.db, config, clock: systemClock, passwords: await createPasswordHasher(config.argon2) };
+    return await runAdmin(process.argv.slice(2), {
+      deps,
+      stdout: (text) => process.stdout.write(text),
+      stderr: (text) => process.stderr.write(text),
+    });
+  } finally {
+    // Close the pool or file so the process exits as soon as the command is done.
+    await database.destroy();
+  }
+}
+
+// Run only as the entry point, so tests can import runAdmin without side effects.
+const entry = process.argv[1];
+if (entry !== undefined && realpathSync(entry) === fileURLToPath(import.meta.url)) {
+  main().then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      process.stderr.write(`Error: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.exitCode = EXIT.failed;
+    },
+  );
+}

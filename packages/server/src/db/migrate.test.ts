@@ -1,0 +1,26 @@
+import { sql } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import { TEST_DB, createTestDatabase, dbUnavailable } from '../../test/helpers.js';
+import { MIGRATIONS, migrateToLatest } from './migrate.js';
+
+describe.skipIf(dbUnavailable)('migrations', () => {
+  it(`run on ${TEST_DB}, and again without effect`, async () => {
+    const database = await createTestDatabase();
+    try {
+      expect(database.dialect).toBe(TEST_DB);
+      await migrateToLatest(database);
+      const applied = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(database.db);
+      expect(applied.rows.map((row) => row.name)).toEqual(MIGRATIONS.map(([name]) => name));
+      // Times come back as numbers on both databases (pg's int8 parser).
+      const now = Date.UTC(2030, 0, 1);
+      await database.db
+        .insertInto('login_failures')
+        .values({ email_key: 'a@example.com', failures: 1, last_failure_at: now, locked_until: null })
+        .execute();
+      const row = await database.db.selectFrom('login_failures').selectAll().executeTakeFirstOrThrow();
+      expect(row.last_failure_at).toBe(now);
+    } finally {
+      await database.destroy();
+    }
+  });
+});

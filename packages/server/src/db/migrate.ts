@@ -1,0 +1,31 @@
+import { Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
+import type { Database } from './database.js';
+import * as initial from './migrations/001-initial.js';
+
+/**
+ * Every migration, in order, compiled into the service: no directory scanning, so the built
+ * dist and the tests run exactly the same list. Names sort in the order they must run.
+ */
+export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Migration]> = [['001-initial', initial]];
+
+const provider: MigrationProvider = {
+  getMigrations: () => Promise.resolve(Object.fromEntries(MIGRATIONS)),
+};
+
+/**
+ * Brings the schema to the latest version. Kysely takes a lock first (an advisory lock on
+ * PostgreSQL), so instances starting together do not run a migration twice.
+ */
+export async function migrateToLatest(database: Pick<Database, 'db' | 'dialect'>): Promise<void> {
+  const { db, dialect } = database;
+  // Without a schema, Kysely takes its bookkeeping tables in ANY schema of the database for its
+  // own (another app's, another test's): pin them to the schema our tables go to.
+  const migrationTableSchema =
+    dialect === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined;
+  const migrator = new Migrator({ db, provider, ...(migrationTableSchema === undefined ? {} : { migrationTableSchema }) });
+  const { error, results } = await migrator.migrateToLatest();
+  const failed = results?.find((result) => result.status === 'Error');
+  if (error !== undefined) {
+    throw new Error(failed ? `Migration ${failed.migrationName} failed` : 'Migrations failed', { cause: error });
+  }
+}

@@ -1,0 +1,27 @@
+import type { Kysely } from 'kysely';
+import type { Config } from './config.js';
+import type { DB } from './db/schema.js';
+import type { Dictionaries } from './features/i18n/dictionaries.js';
+import type { Clock } from './lib/clock.js';
+import type { PasswordHasher } from './lib/passwords.js';
+
+/**
+ * What services need, passed explicitly (never module-level singletons). The Fastify instance
+ * carries the same fields as decorations, so a route hands `fastify` straight to a service.
+ */
+export interface Deps {
+  db: Kysely<DB>;
+  config: Config;
+  clock: Clock;
+  passwords: PasswordHasher;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    db: Kysely<DB>;
+    config: Config;
+    clock: Clock;
+    passwords: PasswordHasher;
+    dictionaries: Dictionaries;
+  }
+}

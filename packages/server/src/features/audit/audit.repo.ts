@@ -1,0 +1,13 @@
+import type { Kysely, Transaction } from 'kysely';
+import type { AuditEventsTable, DB } from '../../db/schema.js';
+
+export async function insertAuditEvent(db: Kysely<DB> | Transaction<DB>, row: AuditEventsTable): Promise<void> {
+  await db.insertInto('audit_events').values(row).execute();
+}
+
+export async function listAuditEvents(db: Kysely<DB>, filter: { emailKey?: string; type?: string } = {}): Promise<AuditEventsTable[]> {
+  let query = db.selectFrom('audit_events').selectAll().orderBy('at').orderBy('id');
+  if (filter.emailKey !== undefined) query = query.where('email_key', '=', filter.emailKey);
+  if (filter.type !== undefined) query = query.where('type', '=', filter.type);
+  return query.execute();
+}

@@ -1,0 +1,55 @@
+import type { FastifyRequest } from 'fastify';
+import type { Kysely, Transaction } from 'kysely';
+import type { DB } from '../../db/schema.js';
+import type { Clock } from '../../lib/clock.js';
+import { randomId } from '../../lib/crypto.js';
+import { insertAuditEvent } from './audit.repo.js';
+
+/** Security events (ASVS V16.3.1: every authentication attempt, success or not). */
+export const AUDIT_EVENT_TYPES = [
+  'signin.success',
+  'signin.failure',
+  'signin.locked',
+  'signout',
+  'user.created',
+  'user.deactivated',
+  'user.unlocked',
+] as const;
+export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
+
+/** Where a request came from; null for the admin CLI. */
+export interface RequestMeta {
+  ip: string | null;
+  userAgent: string | null;
+}
+
+export const CLI_META: RequestMeta = { ip: null, userAgent: 'foyer-admin-cli' };
+
+const MAX_USER_AGENT = 512;
+
+export function requestMeta(request: FastifyRequest): RequestMeta {
+  const agent = request.headers['user-agent'];
+  return { ip: request.ip, userAgent: typeof agent === 'string' ? agent.slice(0, MAX_USER_AGENT) : null };
+}
+
+export interface AuditEvent {
+  type: AuditEventType;
+  meta: RequestMeta;
+  userId?: string | null;
+  emailKey?: string | null;
+  /** Facts about the event; never a password, hash or token. */
+  detail?: Record<string, string | number | boolean>;
+}
+
+export async function recordAudit(deps: { db: Kysely<DB> | Transaction<DB>; clock: Clock }, event: AuditEvent): Promise<void> {
+  await insertAuditEvent(deps.db, {
+    id: randomId(),
+    at: deps.clock.now(),
+    type: event.type,
+    user_id: event.userId ?? null,
+    email_key: event.emailKey ?? null,
+    ip: event.meta.ip,
+    user_agent: event.meta.userAgent,
+    detail: event.detail === undefined ? null : JSON.stringify(event.detail),
+  });
+}

@@ -1,0 +1,87 @@
+import type { SessionUser } from '@foyer/contract';
+import type { Deps } from '../../deps.js';
+import { randomToken, sha256Hex } from '../../lib/crypto.js';
+import { toSessionUser } from '../users/users.service.js';
+import { deleteSession, findSessionWithUser, insertSession, touchSession } from './sessions.repo.js';
+
+/** last_seen_at moves at most once an hour, so checking a session is almost always a pure read. */
+export const TOUCH_INTERVAL_MS = 60 * 60 * 1000;
+
+/** 32 random bytes in base64url. */
+const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+
+export interface StartedSession {
+  /** The token (spec §3: otter). Returned once; only its SHA-256 is stored. */
+  token: string;
+  expiresAt: number;
+}
+
+export interface ActiveSession {
+  id: string;
+  userId: string;
+  user: SessionUser;
+  /** The earlier of the absolute and the idle expiry. */
+  expiresAt: number;
+}
+
+/**
+ * Starts a session for an authenticated account on one device. Every way of signing in (password,
+ * setup link, verify email, Google, SSO) ends here, so every session gets a fresh token
+ * (ASVS V7.2.4) bound to the device that asked for it.
+ */
+export async function createSession(deps: Pick<Deps, 'db' | 'config' | 'clock'>, input: { userId: string; deviceId: string }): Promise<StartedSession> {
+  const token = randomToken();
+  const now = deps.clock.now();
+  const expiresAt = now + deps.config.session.absoluteMs;
+  await insertSession(deps.db, {
+    id: sha256Hex(token),
+    user_id: input.userId,
+    device_id: input.deviceId,
+    created_at: now,
+    last_seen_at: now,
+    expires_at: expiresAt,
+  });
+  return { token, expiresAt: Math.min(expiresAt, now + deps.config.session.idleMs) };
+}
+
+/**
+ * The session a token and device id stand for, or null. A token presented from another device
+ * than the one it was issued to is ignored: a copied token alone is not enough.
+ */
+export async function authenticate(
+  deps: Pick<Deps, 'db' | 'config' | 'clock'>,
+  credentials: { token: string | undefined; deviceId: string | undefined },
+): Promise<ActiveSession | null> {
+  const { token, deviceId } = credentials;
+  if (token === undefined || deviceId === undefined || !TOKEN_PATTERN.test(token)) return null;
+  const row = await findSessionWithUser(deps.db, sha256Hex(token));
+  if (row === undefined || row.device_id !== deviceId) return null;
+
+  const now = deps.clock.now();
+  const { idleMs } = deps.config.session;
+  // Absolute and idle timeouts (ASVS V7.3.1, V7.3.2); a dead row is removed when it is seen.
+  if (now >= row.expires_at || now >= row.last_seen_at + idleMs || row.deactivated_at !== null) {
+    await deleteSession(deps.db, row.id);
+    return null;
+  }
+  let lastSeen = row.last_seen_at;
+  if (now - lastSeen >= TOUCH_INTERVAL_MS) {
+    await touchSession(deps.db, row.id, now);
+    lastSeen = now;
+  }
+  return {
+    id: row.id,
+    userId: row.user_id,
+    user: toSessionUser({ ...row, id: row.user_id }),
+    expiresAt: Math.min(row.expires_at, lastSeen + idleMs),
+  };
+}
+
+/**
+ * Ends the session a token stands for, whichever device presents it (ASVS V7.4.1). Returns the
+ * account whose session ended, if any.
+ */
+export async function endSession(deps: Pick<Deps, 'db'>, token: string | undefined): Promise<string | undefined> {
+  if (token === undefined || !TOKEN_PATTERN.test(token)) return undefined;
+  return deleteSession(deps.db, sha256Hex(token));
+}

@@ -1,0 +1,28 @@
+import { API_BASE, CALLS, ErrorBody } from '@foyer/contract';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { WRITE_ERRORS } from '../../lib/http-schemas.js';
+import { requestMeta } from '../audit/audit.service.js';
+import { readSessionToken, startSession } from '../sessions/sessions.http.js';
+import { endSession } from '../sessions/sessions.service.js';
+import { verifyCredentials } from './signin.service.js';
+
+export const signinRoutes: FastifyPluginAsyncZod = async (app) => {
+  app.route({
+    method: CALLS.signin.method,
+    url: API_BASE + CALLS.signin.path,
+    schema: {
+      tags: ['account'],
+      summary: 'Signs in with email and password; starts a session bound to the device id',
+      body: CALLS.signin.body,
+      response: { 200: CALLS.signin.response, 401: ErrorBody, 423: ErrorBody, ...WRITE_ERRORS },
+    },
+    handler: async (request, reply) => {
+      const { email, hashPassword, deviceId } = request.body;
+      const userId = await verifyCredentials(app, { email, hashPassword }, requestMeta(request));
+      // A sign-in replaces whatever session this browser held: no token outlives a new login.
+      await endSession(app, readSessionToken(request, app));
+      const otter = await startSession(app, reply, { userId, deviceId });
+      return { otter };
+    },
+  });
+};

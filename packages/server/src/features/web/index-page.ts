@@ -1,0 +1,72 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DICTIONARY_ELEMENT_ID, RUNTIME_CONFIG_ELEMENT_ID, type RuntimeConfig } from '@foyer/contract';
+import type { Dictionaries, LoadedDictionary } from '../i18n/dictionaries.js';
+
+/**
+ * JSON made safe inside a `<script>` element: `</script>` or `<!--` in a value cannot end the
+ * element, and U+2028/2029 cannot break older parsers. Closes a stored-XSS channel through any
+ * configured or translated text.
+ */
+export function jsonForHtml(value: unknown): string {
+  return JSON.stringify(value)
+    .replace(/</g, '\\u003c')
+    .replace(/>/g, '\\u003e')
+    .replace(/&/g, '\\u0026')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
+}
+
+function scriptElement(id: string, json: string): string {
+  return `<script type="application/json" id="${id}">${json}</script>`;
+}
+
+export interface IndexPage {
+  /** The page for one visitor: `<html lang>` and the inline dictionary follow their language. */
+  render(dictionary: LoadedDictionary): string;
+}
+
+const HTML_TAG = /<html\b[^>]*>/i;
+const LANG_ATTRIBUTE = /\slang\s*=\s*("[^"]*"|'[^']*'|[^\s>]+)/i;
+const HEAD_END = /<\/head\s*>/i;
+
+/**
+ * Reads index.html once, splits it around `<html lang>` and `</head>`, and precomputes every
+ * piece that does not depend on the visitor (decision 0006: config and dictionary inline, so
+ * the first paint needs no second round trip). Undefined when the web app is not built.
+ */
+export function loadIndexPage(webDist: string, runtimeConfig: RuntimeConfig, dictionaries: Dictionaries): IndexPage | undefined {
+  const file = join(webDist, 'index.html');
+  if (!existsSync(file)) return undefined;
+  const html = readFileSync(file, 'utf8');
+  const headEnd = HEAD_END.exec(html);
+  if (headEnd === null) throw new Error(`${file} has no </head>`);
+
+  const configScript = scriptElement(RUNTIME_CONFIG_ELEMENT_ID, jsonForHtml(runtimeConfig));
+  const dictionaryScripts = new Map<string, string>();
+  for (const dictionary of dictionaries.values()) {
+    const inline = { locale: dictionary.locale, messages: dictionary.messages };
+    dictionaryScripts.set(dictionary.locale, configScript + scriptElement(DICTIONARY_ELEMENT_ID, jsonForHtml(inline)));
+  }
+
+  const head = html.slice(0, headEnd.index);
+  const tail = html.slice(headEnd.index);
+  const htmlTag = HTML_TAG.exec(head);
+  // Pieces around the lang value: before + locale + between + scripts + tail.
+  let before = head;
+  let between = '';
+  let withLang = false;
+  if (htmlTag !== null) {
+    const tag = htmlTag[0].replace(LANG_ATTRIBUTE, '');
+    before = `${head.slice(0, htmlTag.index)}${tag.slice(0, -1)} lang="`;
+    between = `">${head.slice(htmlTag.index + htmlTag[0].length)}`;
+    withLang = true;
+  }
+
+  return {
+    render(dictionary) {
+      const scripts = dictionaryScripts.get(dictionary.locale) ?? configScript;
+      return withLang ? `${before}${dictionary.locale}${between}${scripts}${tail}` : `${before}${scripts}${tail}`;
+    },
+  };
+}

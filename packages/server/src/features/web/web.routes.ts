@@ -1,0 +1,76 @@
+import { sep } from 'node:path';
+import fastifyStatic from '@fastify/static';
+import { ROUTES, type RuntimeConfig } from '@foyer/contract';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError } from '../../lib/errors.js';
+import { ensureXsrfCookie } from '../../lib/xsrf.js';
+import { bestDictionary } from '../i18n/dictionaries.js';
+import { loadIndexPage } from './index-page.js';
+
+/** Paths the single-page app never owns: their unknown addresses are plain 404s. */
+const RESERVED_PREFIXES = ['/api', '/static', '/assets', '/healthz', '/dev', '/sso'];
+
+function pathOf(url: string): string {
+  const end = url.search(/[?#]/);
+  return end === -1 ? url : url.slice(0, end);
+}
+
+/** A GET the app's client-side router handles: not reserved, and not a file name. */
+export function isPagePath(path: string): boolean {
+  if (RESERVED_PREFIXES.some((prefix) => path === prefix || path.startsWith(`${prefix}/`))) return false;
+  const last = path.slice(path.lastIndexOf('/') + 1);
+  return !last.includes('.');
+}
+
+/**
+ * Serves the built web app (WEB_DIST): hashed assets cached for a year, other files briefly, and
+ * every page route answered with index.html carrying the runtime config and the visitor's
+ * dictionary. Registered last, as it owns the not-found handler.
+ */
+export async function registerWeb(app: FastifyInstance, runtimeConfig: RuntimeConfig): Promise<void> {
+  const page = loadIndexPage(app.config.webDist, runtimeConfig, app.dictionaries);
+  if (page === undefined) {
+    app.log.warn({ webDist: app.config.webDist }, 'web app not built (no index.html): pages answer 503 until it is');
+  } else {
+    await app.register(fastifyStatic, {
+      root: app.config.webDist,
+      prefix: '/',
+      // One route per file found at start: no file-system lookup for page or API requests.
+      wildcard: false,
+      index: false,
+      globIgnore: ['index.html'],
+      cacheControl: false,
+      setHeaders(res, filePath) {
+        // Vite puts content-hashed files under assets/: they never change under one name.
+        const immutable = filePath.includes(`${sep}assets${sep}`);
+        res.setHeader('cache-control', immutable ? 'public, max-age=31536000, immutable' : 'public, max-age=3600');
+      },
+    });
+  }
+
+  // Spec §2: the root redirects to sign-in (the query, such as `from`, goes along).
+  app.get('/', { schema: { hide: true } }, async (request, reply) => {
+    const query = request.url.indexOf('?');
+    return reply.redirect(query === -1 ? ROUTES.signIn : ROUTES.signIn + request.url.slice(query), 302);
+  });
+
+  const servePage = (request: FastifyRequest, reply: FastifyReply) => {
+    if (page === undefined) throw new AppError('unavailable');
+    ensureXsrfCookie(request, reply, app.config);
+    const dictionary = bestDictionary(app.dictionaries, request.headers['accept-language']);
+    return reply
+      .code(200)
+      .header('content-type', 'text/html; charset=utf-8')
+      // The page carries a per-visitor language and must never be served stale after a deploy.
+      .header('cache-control', 'no-store')
+      .header('vary', 'Accept-Language')
+      .send(page.render(dictionary));
+  };
+
+  app.setNotFoundHandler(async (request, reply) => {
+    if ((request.method === 'GET' || request.method === 'HEAD') && isPagePath(pathOf(request.url))) {
+      return servePage(request, reply);
+    }
+    throw new AppError('notFound');
+  });
+}

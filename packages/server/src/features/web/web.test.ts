@@ -1,0 +1,200 @@
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DICTIONARY_ELEMENT_ID, InlineDictionary, RUNTIME_CONFIG_ELEMENT_ID, RuntimeConfig } from '@foyer/contract';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, createTestDatabase, createTestUser, dbUnavailable, postSignIn, setCookie, type TestApp } from '../../../test/helpers.js';
+import type { Database } from '../../db/database.js';
+import { isPagePath } from './web.routes.js';
+import { jsonForHtml } from './index-page.js';
+
+const INDEX_HTML = `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="UTF-8" />
+    <title>Foyer</title>
+    <script type="module" src="/assets/index-abc123.js"></script>
+  </head>
+  <body><div id="root"></div></body>
+</html>
+`;
+
+function scriptJson(html: string, id: string): unknown {
+  const match = new RegExp(`<script type="application/json" id="${id}">(.*?)</script>`, 's').exec(html);
+  if (!match?.[1]) throw new Error(`no #${id} element`);
+  return JSON.parse(match[1]);
+}
+
+describe('jsonForHtml', () => {
+  it('escapes everything that could end the script element or confuse a parser', () => {
+    const text = jsonForHtml({ a: '</script><script>alert(1)</script>', b: '<!-- & \u2028\u2029' });
+    expect(text).not.toMatch(/[<>&\u2028\u2029]/);
+    expect(JSON.parse(text)).toEqual({ a: '</script><script>alert(1)</script>', b: '<!-- & \u2028\u2029' });
+  });
+});
+
+describe('isPagePath', () => {
+  it('leaves reserved prefixes and file names alone', () => {
+    expect(isPagePath('/sign-in')).toBe(true);
+    expect(isPagePath('/reset-password/abcDEF123')).toBe(true);
+    expect(isPagePath('/api/nothing')).toBe(false);
+    expect(isPagePath('/static/lang/x')).toBe(false);
+    expect(isPagePath('/healthz')).toBe(false);
+    expect(isPagePath('/sso/saml/x/acs')).toBe(false);
+    expect(isPagePath('/assets/missing.js')).toBe(false);
+    expect(isPagePath('/favicon.ico')).toBe(false);
+    expect(isPagePath('/apiary')).toBe(true);
+  });
+});
+
+describe.skipIf(dbUnavailable)('the web app', () => {
+  let webDist: string;
+  let database: Database;
+  let t: TestApp;
+
+  beforeAll(async () => {
+    webDist = await mkdtemp(join(tmpdir(), 'foyer-web-'));
+    await mkdir(join(webDist, 'assets'));
+    await writeFile(join(webDist, 'index.html'), INDEX_HTML);
+    await writeFile(join(webDist, 'assets', 'index-abc123.js'), 'console.log("app");');
+    await writeFile(join(webDist, 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
+    database = await createTestDatabase();
+    // A flag override with markup in it would break out of the page if escaping failed.
+    t = await createTestApp({ database, env: { WEB_DIST: webDist, RECAPTCHA_SITE_KEY: '</script><b>x' } });
+  });
+
+  afterAll(async () => {
+    await t.close();
+    await database.destroy();
+    await rm(webDist, { recursive: true, force: true });
+  });
+
+  it('serves a page with the runtime config and the visitor-language dictionary inline', async () => {
+    const response = await t.app.inject({ method: 'GET', url: '/sign-in?from=%2Fhome', headers: { 'accept-language': 'de-DE,de;q=0.9,en;q=0.8' } });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(response.headers['cache-control']).toBe('no-store');
+    expect(response.headers.vary).toMatch(/Accept-Language/);
+    expect(response.body).toContain('<html lang="de">');
+
+    const config = RuntimeConfig.parse(scriptJson(response.body, RUNTIME_CONFIG_ELEMENT_ID));
+    expect(config).toMatchObject({ env: 'test', defaultHome: '/home', googleEnabled: false, reCaptchaSiteKey: '</script><b>x' });
+    expect(config.flags['discourse-sso']).toBe(true);
+    expect(response.body).not.toContain('</script><b>x');
+    expect(response.body).toContain('\\u003c/script\\u003e\\u003cb\\u003ex');
+
+    const dictionary = InlineDictionary.parse(scriptJson(response.body, DICTIONARY_ELEMENT_ID));
+    expect(dictionary.locale).toBe('de');
+    expect(dictionary.messages).toEqual(t.app.dictionaries.get('de')?.messages);
+    // Both elements sit in the head, before the page's own scripts run.
+    expect(response.body.indexOf(DICTIONARY_ELEMENT_ID)).toBeLessThan(response.body.indexOf('</head>'));
+    // The page's script needs an XSRF token before its first POST.
+    expect(setCookie(response, 'XSRF-TOKEN')).toBeDefined();
+  });
+
+  it('falls back to English when no shipped language fits', async () => {
+    const response = await t.app.inject({ method: 'GET', url: '/forgot-password', headers: { 'accept-language': 'ja-JP' } });
+    expect(response.body).toContain('<html lang="en">');
+    expect(InlineDictionary.parse(scriptJson(response.body, DICTIONARY_ELEMENT_ID)).locale).toBe('en');
+  });
+
+  it('answers unknown paths with the app too (the app falls back to sign-in, spec §2)', async () => {
+    const response = await t.app.inject({ method: 'GET', url: '/no/such/page' });
+    expect(response.statusCode).toBe(200);
+    expect(response.body).toContain(RUNTIME_CONFIG_ELEMENT_ID);
+  });
+
+  it('redirects the root to sign-in, keeping the query', async () => {
+    const response = await t.app.inject({ method: 'GET', url: '/' });
+    expect(response.statusCode).toBe(302);
+    expect(response.headers.location).toBe('/sign-in');
+    const withFrom = await t.app.inject({ method: 'GET', url: '/?from=%2Fhome' });
+    expect(withFrom.headers.location).toBe('/sign-in?from=%2Fhome');
+  });
+
+  it('serves hashed assets as immutable and other files briefly', async () => {
+    const asset = await t.app.inject({ method: 'GET', url: '/assets/index-abc123.js' });
+    expect(asset.statusCode).toBe(200);
+    expect(asset.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    const icon = await t.app.inject({ method: 'GET', url: '/favicon.svg' });
+    expect(icon.statusCode).toBe(200);
+    expect(icon.headers['cache-control']).toBe('public, max-age=3600');
+    const missing = await t.app.inject({ method: 'GET', url: '/assets/missing.js' });
+    expect(missing.statusCode).toBe(404);
+    expect(missing.json()).toEqual({ errorMessage: 'notFound' });
+  });
+
+  it('answers notFound for unknown API paths', async () => {
+    const response = await t.app.inject({ method: 'GET', url: '/api/account/nothing' });
+    expect(response.statusCode).toBe(404);
+    expect(response.json()).toEqual({ errorMessage: 'notFound' });
+  });
+
+  it('answers a malformed URL with 400 invalidRequest', async () => {
+    const response = await t.app.inject({ method: 'GET', url: '/%' });
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toEqual({ errorMessage: 'invalidRequest' });
+  });
+
+  it('sends the security headers on pages and API answers alike', async () => {
+    for (const url of ['/sign-in', '/api/account/session', '/healthz']) {
+      const response = await t.app.inject({ method: 'GET', url });
+      const csp = String(response.headers['content-security-policy']);
+      expect(csp).toContain("default-src 'self'");
+      expect(csp).toContain("script-src 'self'");
+      expect(csp).toContain("object-src 'none'");
+      expect(csp).toContain("base-uri 'none'");
+      expect(csp).toContain("frame-ancestors 'none'");
+      expect(csp).not.toContain('unsafe-inline');
+      expect(response.headers['x-content-type-options']).toBe('nosniff');
+      expect(response.headers['referrer-policy']).toBe('no-referrer');
+      expect(response.headers['x-frame-options']).toBe('DENY');
+      expect(response.headers['strict-transport-security']).toBeUndefined();
+      expect(response.headers['x-powered-by']).toBeUndefined();
+    }
+  });
+
+  it('serves the OpenAPI document generated from the contract schemas', async () => {
+    const response = await t.app.inject({ method: 'GET', url: '/api/openapi.json' });
+    expect(response.statusCode).toBe(200);
+    const document = response.json<{ openapi: string; paths: Record<string, unknown> }>();
+    expect(document.openapi).toMatch(/^3\./);
+    expect(Object.keys(document.paths)).toEqual(
+      expect.arrayContaining(['/api/account/signin', '/api/account/session', '/api/account/signout', '/healthz']),
+    );
+  });
+});
+
+describe.skipIf(dbUnavailable)('deployed environments', () => {
+  it('add HSTS for a year with subdomains, and a Secure parent-domain session cookie', async () => {
+    const t = await createTestApp({ env: { FOYER_ENV: 'prod', PUBLIC_URL: 'https://auth.foyer.app', ARGON2_MEMORY_KIB: '7168', ARGON2_TIME: '5' } });
+    try {
+      const response = await t.app.inject({ method: 'GET', url: '/healthz' });
+      expect(response.headers['strict-transport-security']).toBe('max-age=31536000; includeSubDomains');
+      const page = await t.app.inject({ method: 'GET', url: '/api/account/session' });
+      expect(setCookie(page, 'XSRF-TOKEN')).toMatchObject({ secure: true, sameSite: 'Strict' });
+      expect(setCookie(page, 'XSRF-TOKEN')?.domain).toBeUndefined();
+
+      // Spec §3: no suffix in prod, the parent domain, Secure.
+      const account = await createTestUser(t);
+      const signedIn = await postSignIn(t.app, account);
+      expect(setCookie(signedIn, 'otter')).toMatchObject({ domain: 'foyer.app', secure: true, httpOnly: true, sameSite: 'Strict' });
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe.skipIf(dbUnavailable)('without a web build', () => {
+  it('starts, and pages answer 503 unavailable while the API works', async () => {
+    const t = await createTestApp();
+    try {
+      const page = await t.app.inject({ method: 'GET', url: '/sign-in' });
+      expect(page.statusCode).toBe(503);
+      expect(page.json()).toEqual({ errorMessage: 'unavailable' });
+      expect((await t.app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+    } finally {
+      await t.close();
+    }
+  });
+});

@@ -1,0 +1,23 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/** 32 bytes from the CSPRNG, base64url: 256 bits, above ASVS V7.2.3 / V11.5.1's 128. */
+export function randomToken(bytes = 32): string {
+  return randomBytes(bytes).toString('base64url');
+}
+
+/** Row ids: 16 random bytes, URL-safe, unguessable so an id never works as a capability hint. */
+export function randomId(): string {
+  return randomBytes(16).toString('base64url');
+}
+
+/** Tokens are stored only as their SHA-256, so a database read does not yield usable tokens. */
+export function sha256Hex(value: string): string {
+  return createHash('sha256').update(value, 'utf8').digest('hex');
+}
+
+/** Constant-time string comparison: closes a timing side channel on secret comparisons. */
+export function safeEqual(a: string, b: string): boolean {
+  const left = Buffer.from(a, 'utf8');
+  const right = Buffer.from(b, 'utf8');
+  return left.length === right.length && timingSafeEqual(left, right);
+}

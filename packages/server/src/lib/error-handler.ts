@@ -1,0 +1,42 @@
+import { ERROR_STATUS, type ErrorBody, type ErrorCode } from '@foyer/contract';
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
+import { isAppError } from './errors.js';
+
+/** `/email`, `/user/0/name` → `email`, `user.0.name`; the body itself → `body`. */
+function fieldName(instancePath: string, context: string | undefined): string {
+  const path = instancePath.replace(/^\//, '').replace(/\//g, '.');
+  return path === '' ? (context ?? 'body') : path;
+}
+
+function answer(code: ErrorCode, fields?: string[]): { status: number; body: ErrorBody } {
+  return { status: ERROR_STATUS[code], body: fields === undefined ? { errorMessage: code } : { errorMessage: code, fields } };
+}
+
+/**
+ * The one error handler (STYLE.md): codes, never prose. Bad input of any kind (schema, JSON,
+ * content type, size) is a 4xx; anything unexpected is a bare 500 whose detail stays in the log.
+ */
+export function registerErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    let result: { status: number; body: ErrorBody };
+    if (isAppError(error)) {
+      result = answer(error.code);
+    } else if (hasZodFastifySchemaValidationErrors(error)) {
+      const fields = [...new Set(error.validation.map((issue) => fieldName(issue.instancePath, error.validationContext)))];
+      result = answer('invalidRequest', fields);
+    } else if (isResponseSerializationError(error)) {
+      // An answer that does not fit its schema is our bug; never send the unchecked data.
+      request.log.error({ err: error, issues: error.cause.issues }, 'response does not match its schema');
+      result = answer('unexpectedError');
+    } else if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
+      // Fastify's own client errors: malformed JSON, unsupported content type, body too large.
+      const code: ErrorCode = error.statusCode === 404 ? 'notFound' : error.statusCode === 429 ? 'rateLimitExeeded' : 'invalidRequest';
+      result = { status: error.statusCode, body: { errorMessage: code } };
+    } else {
+      request.log.error({ err: error }, 'unexpected error');
+      result = answer('unexpectedError');
+    }
+    return reply.code(result.status).send(result.body);
+  });
+}

@@ -1,0 +1,21 @@
+import { ERROR_STATUS, type ErrorCode } from '@foyer/contract';
+
+/**
+ * The one error type services throw. The wire answer is `{ errorMessage: code }` with the status
+ * the contract gives the code (ERROR_STATUS), so a status never drifts from its code.
+ */
+export class AppError extends Error {
+  override name = 'AppError';
+  readonly code: ErrorCode;
+  readonly statusCode: number;
+
+  constructor(code: ErrorCode, options?: { cause?: unknown }) {
+    super(code, options);
+    this.code = code;
+    this.statusCode = ERROR_STATUS[code];
+  }
+}
+
+export function isAppError(value: unknown): value is AppError {
+  return value instanceof AppError;
+}

@@ -1,0 +1,242 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { API_BASE, CALLS, COOKIE_BASE_NAMES, DEVICE_ID_HEADER, XSRF_HEADER, cookieName } from '@foyer/contract';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, beforeEach, inject } from 'vitest';
+import { buildApp } from '../src/app.js';
+import { loadConfig, type Config } from '../src/config.js';
+import { openDatabase, type Database } from '../src/db/database.js';
+import { migrateToLatest } from '../src/db/migrate.js';
+import type { Deps } from '../src/deps.js';
+import { CLI_META } from '../src/features/audit/audit.service.js';
+import type { UserRow } from '../src/features/users/users.repo.js';
+import { createUser } from '../src/features/users/users.service.js';
+import type { Clock } from '../src/lib/clock.js';
+import { randomToken, sha256Hex } from '../src/lib/crypto.js';
+
+/** Which database this project runs on (set per vitest project in the root config). */
+export const TEST_DB: 'sqlite' | 'postgres' = process.env.FOYER_TEST_DB === 'postgres' ? 'postgres' : 'sqlite';
+
+/** True when the postgres project runs without a reachable PostgreSQL: its suites skip. */
+export const dbUnavailable = TEST_DB === 'postgres' && !inject('postgresAvailable');
+
+/** A clock the test moves by hand (lock expiry, session idle and absolute expiry). */
+export class ManualClock implements Clock {
+  constructor(private current: number = Date.UTC(2030, 0, 15, 9, 0, 0)) {}
+  now(): number {
+    return this.current;
+  }
+  advance(ms: number): void {
+    this.current += ms;
+  }
+}
+
+export const MINUTE = 60 * 1000;
+export const HOUR = 60 * MINUTE;
+export const DAY = 24 * HOUR;
+
+/**
+ * A fresh, migrated database: a temporary SQLite file, or a random PostgreSQL schema reached
+ * through `search_path` (so nothing is shared with other files or runs). destroy() removes it.
+ */
+export async function createTestDatabase(): Promise<Database> {
+  if (TEST_DB === 'sqlite') {
+    const dir = await mkdtemp(join(tmpdir(), 'foyer-test-'));
+    const database = openDatabase({ kind: 'sqlite', filename: join(dir, 'foyer.sqlite') });
+    await migrateToLatest(database);
+    return {
+      ...database,
+      async destroy() {
+        await database.destroy();
+        await rm(dir, { recursive: true, force: true });
+      },
+    };
+  }
+  const url = inject('postgresUrl');
+  const schema = `foyer_t_${randomBytes(8).toString('hex')}`;
+  const admin = async (statement: string) => {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query(statement);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`create schema ${schema}`);
+  const database = openDatabase({ kind: 'postgres', connectionString: url }, { options: `-c search_path=${schema}`, max: 5 });
+  await migrateToLatest(database);
+  return {
+    ...database,
+    async destroy() {
+      await database.destroy();
+      await admin(`drop schema ${schema} cascade`);
+    },
+  };
+}
+
+/** The test configuration: env test, cheap argon2 (tests only), no web build unless given. */
+export function testConfig(env: Record<string, string> = {}): Config {
+  return loadConfig({
+    FOYER_ENV: 'test',
+    PORT: '8080',
+    ARGON2_MEMORY_KIB: '1024',
+    ARGON2_TIME: '1',
+    LOG_LEVEL: 'silent',
+    WEB_DIST: join(tmpdir(), `foyer-no-web-dist-${randomBytes(6).toString('hex')}`),
+    ...env,
+  });
+}
+
+export interface TestApp {
+  app: FastifyInstance;
+  db: Database['db'];
+  clock: ManualClock;
+  config: Config;
+  deps: Deps;
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  /** Environment variables over the test defaults. */
+  env?: Record<string, string>;
+  /** Share a database (one per file); otherwise the app gets its own and close() removes it. */
+  database?: Database;
+  clock?: ManualClock;
+}
+
+export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const database = options.database ?? (await createTestDatabase());
+  const config = testConfig(options.env);
+  const clock = options.clock ?? new ManualClock();
+  const app = await buildApp({ config, db: database.db, clock });
+  await app.ready();
+  return {
+    app,
+    db: database.db,
+    clock,
+    config,
+    deps: { db: database.db, config, clock, passwords: app.passwords },
+    async close() {
+      await app.close();
+      if (options.database === undefined) await database.destroy();
+    },
+  };
+}
+
+/**
+ * One database per test file, a fresh app and clock per test. The returned object's fields are
+ * filled in by the hooks, so read them inside tests only.
+ */
+export function useTestApp(options: Omit<TestAppOptions, 'database' | 'clock'> = {}): TestApp {
+  let database: Database | undefined;
+  const context = {} as TestApp;
+  beforeAll(async () => {
+    if (!dbUnavailable) database = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await database?.destroy();
+  });
+  beforeEach(async () => {
+    if (database === undefined) return;
+    Object.assign(context, await createTestApp({ ...options, database }));
+  });
+  afterEach(async () => {
+    await context.app?.close();
+  });
+  return context;
+}
+
+export function uniqueEmail(prefix = 'person'): string {
+  return `${prefix}-${randomBytes(5).toString('hex')}@example.com`;
+}
+
+/** A device id as the web creates one (spec §9: 12 characters). */
+export function newDeviceId(): string {
+  return randomBytes(9).toString('base64url');
+}
+
+export interface TestUser {
+  user: UserRow;
+  email: string;
+  password: string;
+}
+
+export async function createTestUser(
+  t: TestApp,
+  options: { email?: string; password?: string; verified?: boolean; deactivated?: boolean; withoutPassword?: boolean } = {},
+): Promise<TestUser> {
+  const email = options.email ?? uniqueEmail();
+  const password = options.password ?? `pw-${randomBytes(6).toString('hex')}`;
+  const user = await createUser(
+    t.deps,
+    { email, hashPassword: sha256Hex(password), firstName: 'Ada', lastName: 'Lovelace', verified: options.verified ?? true },
+    CLI_META,
+  );
+  if (options.deactivated === true) {
+    await t.db.updateTable('users').set({ deactivated_at: t.clock.now() }).where('id', '=', user.id).execute();
+  }
+  if (options.withoutPassword === true) {
+    await t.db.updateTable('users').set({ password_hash: null }).where('id', '=', user.id).execute();
+  }
+  return { user, email, password };
+}
+
+/** A valid double-submit pair (spec §7): the cookie and the header carry the same token. */
+export function xsrf(token: string = randomToken()): { cookies: Record<string, string>; headers: Record<string, string> } {
+  return { cookies: { [COOKIE_BASE_NAMES.xsrf]: token }, headers: { [XSRF_HEADER]: token } };
+}
+
+export function signInUrl(): string {
+  return API_BASE + CALLS.signin.path;
+}
+
+export async function postSignIn(
+  app: FastifyInstance,
+  body: { email: string; password: string; deviceId?: string },
+): Promise<LightMyRequestResponse> {
+  const pair = xsrf();
+  return app.inject({
+    method: 'POST',
+    url: signInUrl(),
+    cookies: pair.cookies,
+    headers: pair.headers,
+    payload: { email: body.email, hashPassword: sha256Hex(body.password), deviceId: body.deviceId ?? newDeviceId() },
+  });
+}
+
+export interface SignedIn {
+  otter: string;
+  deviceId: string;
+  response: LightMyRequestResponse;
+}
+
+export async function signIn(app: FastifyInstance, user: { email: string; password: string }, deviceId = newDeviceId()): Promise<SignedIn> {
+  const response = await postSignIn(app, { ...user, deviceId });
+  if (response.statusCode !== 200) throw new Error(`sign-in failed: ${response.statusCode} ${response.body}`);
+  const { otter } = response.json<{ otter: string }>();
+  return { otter, deviceId, response };
+}
+
+export function sessionCookieName(config: Config): string {
+  return cookieName(COOKIE_BASE_NAMES.otter, config.env);
+}
+
+/** GET the session with the session cookie and a device id, as the web app does. */
+export function getSession(t: TestApp, otter: string, deviceId: string): Promise<LightMyRequestResponse> {
+  return t.app.inject({
+    method: 'GET',
+    url: API_BASE + CALLS.session.path,
+    cookies: { [sessionCookieName(t.config)]: otter },
+    headers: { [DEVICE_ID_HEADER]: deviceId },
+  });
+}
+
+export type ResponseCookie = LightMyRequestResponse['cookies'][number];
+
+export function setCookie(response: LightMyRequestResponse, name: string): ResponseCookie | undefined {
+  return response.cookies.find((cookie) => cookie.name === name);
+}
