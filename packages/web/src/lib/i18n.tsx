@@ -1,5 +1,5 @@
 import { candidateLocales, fillPlaceholders, langPath, type InlineDictionary, type MessageKey } from '@foyer/contract/core';
-import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from 'react';
+import { createContext, Fragment, useCallback, useContext, useEffect, useLayoutEffect, useMemo, useState, type ReactNode } from 'react';
 import { isStringRecord } from './runtime-config';
 
 export type Messages = Readonly<Record<string, string>>;
@@ -81,7 +81,9 @@ export function I18nProvider({
 
   const base = inline ?? NO_DICTIONARY;
   const dictionary = loaded ?? base;
-  useEffect(() => {
+  // A layout effect: the page language changes in the same commit as the texts, so assistive
+  // technology never reads German words with an English voice.
+  useLayoutEffect(() => {
     document.documentElement.lang = dictionary.locale;
   }, [dictionary.locale]);
 
@@ -108,4 +110,15 @@ export function useI18n(): I18nValue {
 
 export function useT(): Translate {
   return useI18n().t;
+}
+
+/**
+ * Fills `${name}` placeholders with elements (the links inside a sentence such as the sign-up
+ * notice), so each language keeps its own word order around them. A placeholder without an
+ * element stays as written, as fillPlaceholders leaves it.
+ */
+export function fillNodes(text: string, nodes: Record<string, ReactNode>): ReactNode[] {
+  return text.split(/\$\{([A-Za-z0-9_]+)\}/).map((part, index) =>
+    index % 2 === 0 ? part : <Fragment key={index}>{part in nodes ? nodes[part] : `\${${part}}`}</Fragment>,
+  );
 }
