@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import Database from 'better-sqlite3';
 import { AxeBuilder } from '@axe-core/playwright';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 
@@ -27,6 +28,8 @@ async function freePort(): Promise<number> {
 
 export interface RunningServer {
   url: string;
+  /** The SQLite file the server uses. */
+  databasePath: string;
   env: NodeJS.ProcessEnv;
   /** Runs the admin CLI against the same database, as an operator would. */
   admin(...args: string[]): Promise<{ stdout: string; stderr: string }>;
@@ -70,6 +73,7 @@ export async function startServer(extraEnv: Record<string, string> = {}): Promis
 
   return {
     url,
+    databasePath: join(dir, 'foyer.sqlite'),
     env,
     admin: async (...args) => execFileAsync(process.execPath, [adminMain, ...args], { env }),
     stop: async () => {
@@ -126,4 +130,22 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   const dir = process.env.SCREENSHOTS_DIR;
   if (!dir) return;
   await page.screenshot({ path: join(dir, `${name}.png`), fullPage: true });
+}
+
+/**
+ * Plays the passage of time for emailed links: every unspent link of the account is made to
+ * have expired a minute ago, as if the person opened the mail too late.
+ */
+export async function expireEmailedLinks(server: RunningServer, email: string): Promise<void> {
+  const db = new Database(server.databasePath);
+  try {
+    const changed = db
+      .prepare(
+        `update email_tokens set expires_at = ? where used_at is null and user_id in (select id from users where email_key = ?)`,
+      )
+      .run(Date.now() - 60_000, email.trim().toLowerCase()).changes;
+    if (changed === 0) throw new Error(`no unspent emailed link for ${email}`);
+  } finally {
+    db.close();
+  }
 }
