@@ -175,7 +175,7 @@ describe('sign-in in Chromium', () => {
     await page.waitForURL(`${server.url}/sign-in`);
     await page.goto(`${server.url}/no/such/page`);
     await page.waitForURL(`${server.url}/sign-in`);
-    await page.goto(`${server.url}/forgot-password`);
+    await page.goto(`${server.url}/sso-sign-in`);
     await page.getByRole('heading', { name: 'Not available yet' }).waitFor();
     assert.deepEqual(await axeViolations(page), [], 'axe on the not-available card');
     await page.context().close();

@@ -1,17 +1,21 @@
 import { ROUTES } from '@foyer/contract/core';
-import { screen } from '@testing-library/react';
+import { screen, waitFor } from '@testing-library/react';
 import { describe, expect, it } from 'vitest';
-import { renderApp, TEST_CONFIG } from './test/harness';
+import { json, renderApp, stubFetch, TEST_CONFIG } from './test/harness';
+
+/** Routes whose screens have shipped, with the heading each opens with. */
+const LIVE_PATHS: [string, string][] = [
+  ['/sign-up', 'Create your account'],
+  ['/sign-up-old', 'Create your account'],
+  ['/forgot-password', 'Reset Password'],
+  ['/reset-password/abc', 'Reset Password'],
+  ['/verify-email/abc', 'Complete Account Setup'],
+  ['/setup-account/abc', 'Complete Account Setup'],
+];
 
 const LATER_PATHS = [
-  '/sign-up',
-  '/sign-up-old',
-  '/forgot-password',
   '/defer-email-verification',
-  '/reset-password/abc',
-  '/verify-email/abc',
   '/verify-new-email/abc',
-  '/setup-account/abc',
   '/sso-sign-in',
   '/sso-landing',
   '/ssol/abc',
@@ -24,7 +28,7 @@ const LATER_PATHS = [
 describe('routes (spec §2)', () => {
   it('covers every auth route of the contract', () => {
     const contractPaths = Object.values(ROUTES).map((path) => path.replace(/:[A-Za-z]+/, 'abc'));
-    expect([...LATER_PATHS, '/sign-in'].sort()).toEqual(contractPaths.sort());
+    expect([...LIVE_PATHS.map(([path]) => path), ...LATER_PATHS, '/sign-in'].sort()).toEqual(contractPaths.sort());
   });
 
   it('sends the root to sign-in', async () => {
@@ -37,6 +41,14 @@ describe('routes (spec §2)', () => {
     const { location } = renderApp('/no/such/page?from=%2Fsettings');
     expect(await screen.findByRole('heading', { name: 'Sign In' })).toBeInTheDocument();
     expect(location.current).toBe('/sign-in');
+  });
+
+  it.each(LIVE_PATHS)('%s opens its screen, "%s"', async (path, heading) => {
+    stubFetch({ 'GET /api/account/setupAccount/fields/abc': () => json(200, { fields: ['firstName'] }) });
+    const { location } = renderApp(path);
+    await waitFor(() => expect(screen.getByRole('heading', { level: 1, name: heading })).toBeInTheDocument());
+    expect(screen.queryByText('Not available yet')).not.toBeInTheDocument();
+    expect(location.current).toBe(path);
   });
 
   it.each(LATER_PATHS)('%s shows the honest not-available card', async (path) => {

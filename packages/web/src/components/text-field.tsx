@@ -22,6 +22,12 @@ export interface TextFieldProps {
   message?: ReactNode;
   /** Offers the 'Clear this text field' button while the field has text. */
   clearable?: boolean;
+  maxLength?: number;
+  /** Ids of further elements that describe the input (a strength meter), after the message. */
+  describedBy?: string;
+  onFocus?: () => void;
+  /** For 'touched' validation: messages appear once a field has been left. */
+  onBlur?: () => void;
 }
 
 /**
@@ -42,6 +48,10 @@ export function TextField({
   validity,
   message,
   clearable = false,
+  maxLength,
+  describedBy,
+  onFocus,
+  onBlur,
 }: TextFieldProps) {
   const t = useT();
   const inputId = useId();
@@ -54,6 +64,7 @@ export function TextField({
 
   const toggleLabel = revealed ? t('tooltip.hidePassword') : t('tooltip.showPassword');
   const ValidityIcon = validity === 'error' ? ErrorIcon : SuccessIcon;
+  const describedByIds = [message === undefined ? undefined : messageId, describedBy].filter(Boolean).join(' ');
 
   return (
     <div className="field" data-validity={validity}>
@@ -75,7 +86,10 @@ export function TextField({
           required={required}
           placeholder={placeholder}
           aria-invalid={validity === 'error' || undefined}
-          aria-describedby={message === undefined ? undefined : messageId}
+          aria-describedby={describedByIds === '' ? undefined : describedByIds}
+          maxLength={maxLength}
+          onFocus={onFocus}
+          onBlur={onBlur}
           // Passwords and addresses are not prose: no capitals or corrections on phones.
           autoCapitalize={type === 'text' ? undefined : 'none'}
           autoCorrect={type === 'text' ? undefined : 'off'}

@@ -6,8 +6,17 @@ import { hostsOf, safeRedirect, type RuntimeConfig } from '@foyer/contract/core'
  * else is ignored silently and the default home is used (closes the open-redirect channel).
  */
 export function redirectTarget(from: string | null, config: RuntimeConfig, ownHost: string = window.location.host): string {
+  return allowedTarget(from, config, ownHost) ?? config.defaultHome;
+}
+
+/** The target if the allow-list accepts it, else undefined: for `redirectTo` and a server's `redirectUrl`. */
+export function allowedTarget(
+  target: string | null | undefined,
+  config: RuntimeConfig,
+  ownHost: string = window.location.host,
+): string | undefined {
   const ownHosts = [...hostsOf(Object.values(config.serverUrls)), ownHost.toLowerCase()];
-  return safeRedirect(from, { ownHosts }) ?? config.defaultHome;
+  return safeRedirect(target, { ownHosts });
 }
 
 /** A path with query parameters, leaving out the ones without a value. */

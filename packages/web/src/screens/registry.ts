@@ -7,20 +7,27 @@ const notAvailable: Screen = lazy(() => import('./not-available/not-available').
 
 export const HomeScreen: Screen = lazy(() => import('./home/home').then((m) => ({ default: m.Home })));
 
+const signUp: Screen = lazy(() => import('./sign-up/sign-up').then((m) => ({ default: m.SignUp })));
+const signUpOld: Screen = lazy(() => import('./sign-up/sign-up').then((m) => ({ default: m.SignUpOld })));
+const forgotPassword: Screen = lazy(() => import('./forgot-password/forgot-password').then((m) => ({ default: m.ForgotPassword })));
+const resetPassword: Screen = lazy(() => import('./reset-password/reset-password').then((m) => ({ default: m.ResetPassword })));
+// Spec §2: both emailed links show the 'Complete Account Setup' form.
+const setupAccount: Screen = lazy(() => import('./setup-account/setup-account').then((m) => ({ default: m.SetupAccount })));
+
 /**
  * The screen of every auth route except sign-in, which is in the first bundle (spec §2). Each
  * is loaded on demand. A capability that ships replaces its `notAvailable` entry with
  * `lazy(() => import('./<name>/<name>'))` and nothing else changes.
  */
 export const LAZY_SCREENS: Record<Exclude<RouteName, 'signIn'>, Screen> = {
-  signUp: notAvailable,
-  signUpOld: notAvailable,
-  forgotPassword: notAvailable,
+  signUp,
+  signUpOld,
+  forgotPassword,
   deferEmailVerification: notAvailable,
-  resetPassword: notAvailable,
-  verifyEmail: notAvailable,
+  resetPassword,
+  verifyEmail: setupAccount,
   verifyNewEmail: notAvailable,
-  setupAccount: notAvailable,
+  setupAccount,
   ssoSignIn: notAvailable,
   ssoLanding: notAvailable,
   ssoTransfer: notAvailable,

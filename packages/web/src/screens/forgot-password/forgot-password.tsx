@@ -1,0 +1,118 @@
+import { MARKETING_PATHS, ROUTES, isValidEmail, type MessageKey } from '@foyer/contract/core';
+import { useEffect, useState, type FormEvent } from 'react';
+import { Link } from 'react-router';
+import { Alert } from '../../components/alert';
+import { Button } from '../../components/button';
+import { CardLayout } from '../../components/card-layout';
+import { TextField, type Validity } from '../../components/text-field';
+import { call, globalErrorKey, handleFailure, type FailureCode, type FailureHandlers } from '../../lib/api';
+import { botCheckToken, preloadBotCheck } from '../../lib/bot-check';
+import { useT } from '../../lib/i18n';
+import { marketingUrl } from '../../lib/marketing';
+import { useRuntimeConfig } from '../../lib/runtime-config';
+
+/**
+ * Spec §8, forgot password: the same three texts as sign-up; the rate limit and transport
+ * failures go to the global fallback, anything else is 'There was an unexpected error.'. An
+ * unknown address is not an error: the server answers it as it answers a known one (no account
+ * enumeration), and so does this screen.
+ */
+const FORGOT_HANDLERS: FailureHandlers<MessageKey> = {
+  ssoRequired: () => 'error.ssoRequired',
+  reCaptchaFail: () => 'error.reCaptchaFail',
+};
+
+function forgotFailure(code: FailureCode): MessageKey {
+  return handleFailure(code, FORGOT_HANDLERS, globalErrorKey);
+}
+
+/** Spec §2, §4, §5: request a reset email. idle → submitting → always 'done', form cleared and hidden. */
+export function ForgotPassword() {
+  const t = useT();
+  const config = useRuntimeConfig();
+  const [email, setEmail] = useState('');
+  const [submitting, setSubmitting] = useState(false);
+  const [done, setDone] = useState(false);
+  const [failure, setFailure] = useState<MessageKey | null>(null);
+
+  useEffect(() => preloadBotCheck(config.reCaptchaSiteKey), [config.reCaptchaSiteKey]);
+
+  // Spec §5: checked as typed; empty is neither valid nor invalid.
+  const trimmed = email.trim();
+  const valid = isValidEmail(trimmed);
+  const validity: Validity | undefined = trimmed === '' ? undefined : valid ? 'success' : 'error';
+
+  async function submit() {
+    if (!valid || submitting) return;
+    setSubmitting(true);
+    setFailure(null);
+    const reCaptchaToken = await botCheckToken(config.reCaptchaSiteKey, 'forgot_password');
+    const result = await call('forgotPassword', { body: { email: trimmed, reCaptchaToken } });
+    if (result.ok) {
+      setEmail('');
+      setDone(true);
+    } else {
+      setFailure(forgotFailure(result.code));
+    }
+    setSubmitting(false);
+  }
+
+  const onSubmit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    void submit();
+  };
+
+  // Spec §2: the in-app sign-up route locally, otherwise the marketing site's get-started page.
+  const inApp = config.env === 'local' || config.env === 'test';
+  const getStarted = inApp ? undefined : marketingUrl(config, MARKETING_PATHS.getStarted);
+  const footer = (
+    <p>{getStarted === undefined ? <Link to={ROUTES.signUp}>{t('forgot.noAccount')}</Link> : <a href={getStarted}>{t('forgot.noAccount')}</a>}</p>
+  );
+
+  if (done) {
+    return (
+      <CardLayout title={t('forgot.title')} footer={footer}>
+        <Alert variant="success" focusOnShow>
+          <p>{t('forgot.done')}</p>
+          <ul className="alert-list">
+            <li>{t('forgot.reasonSpam')}</li>
+            <li>{t('forgot.reasonSso')}</li>
+            <li>{t('forgot.reasonOldVersion')}</li>
+          </ul>
+        </Alert>
+        <Button variant="outline" block to={ROUTES.signIn}>
+          {t('common.backToSignIn')}
+        </Button>
+      </CardLayout>
+    );
+  }
+
+  return (
+    <CardLayout title={t('forgot.title')} footer={footer}>
+      <p className="lead">{t('forgot.intro')}</p>
+      {failure === null ? null : (
+        <Alert variant="error" focusOnShow>
+          <p>{t(failure)}</p>
+        </Alert>
+      )}
+      <form className="form" onSubmit={onSubmit} noValidate>
+        <TextField
+          label={t('common.email')}
+          type="email"
+          name="email"
+          autoComplete="email"
+          autoFocus
+          required
+          value={email}
+          onValueChange={setEmail}
+          disabled={submitting}
+          validity={validity}
+          message={validity === 'error' ? t('validation.emailInvalid') : undefined}
+        />
+        <Button type="submit" variant="strong" block disabled={!valid} loading={submitting}>
+          {submitting ? t('forgot.submitting') : t('forgot.submit')}
+        </Button>
+      </form>
+    </CardLayout>
+  );
+}

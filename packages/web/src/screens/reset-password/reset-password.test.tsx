@@ -1,0 +1,123 @@
+import { createHash } from 'node:crypto';
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadEstimator } from '../../components/strength-meter/use-password-strength';
+import { deferred, json, renderApp, stubFetch } from '../../test/harness';
+
+const RESET = 'POST /api/account/resetPassword';
+const TOKEN = 'reset-token-0123456789abcdef';
+const STRONG = 'mango tractor 42';
+
+beforeAll(async () => {
+  await loadEstimator();
+}, 30_000);
+
+async function openReset() {
+  renderApp(`/reset-password/${TOKEN}`);
+  await screen.findByRole('heading', { level: 1, name: 'Reset Password' });
+}
+
+describe('reset password form (spec §2, §5)', () => {
+  it('shows the new-password field with its toggle and the Change Password button', async () => {
+    await openReset();
+    const field = screen.getByLabelText('New password');
+    expect(field).toHaveAttribute('type', 'password');
+    expect(field).toHaveAttribute('autocomplete', 'new-password');
+    expect(field).toHaveFocus();
+    expect(screen.getByRole('button', { name: 'Show password' })).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Change Password' })).toHaveAttribute('type', 'submit');
+    expect(screen.getByText('Choose a new password for your account.')).toBeInTheDocument();
+  });
+
+  it('shows the strength of the new password', async () => {
+    await openReset();
+    await userEvent.setup().type(screen.getByLabelText('New password'), 'qwertyuiop');
+    const meter = await screen.findByRole('meter', { name: 'Password strength' });
+    expect(meter).toHaveAttribute('aria-valuetext', 'Very weak');
+    expect(screen.getByText('This is a frequently used password.')).toBeInTheDocument();
+    expect(screen.getByLabelText('New password')).toHaveAccessibleDescription(expect.stringContaining('Password strength: Very weak'));
+  });
+
+  it.each([
+    ['short', 'Password must be at least 8 characters'],
+    ['password1', 'Choose a stronger password.'],
+  ])('refuses %s with "%s" and sends nothing', async (password, message) => {
+    const calls = stubFetch({});
+    await openReset();
+    const user = userEvent.setup();
+    await user.type(screen.getByLabelText('New password'), `${password}{Enter}`);
+    await waitFor(() => expect(screen.getByLabelText('New password')).toHaveAccessibleDescription(expect.stringContaining(message)));
+    expect(screen.getByLabelText('New password')).toBeInvalid();
+    expect(calls).toEqual([]);
+  });
+});
+
+describe('changing the password (spec §4)', () => {
+  it('submits with Enter, shows the spinner, then says so in place of the form', async () => {
+    const answer = deferred<Response>();
+    const calls = stubFetch({ [RESET]: () => answer.promise });
+    await openReset();
+    const user = userEvent.setup();
+    await user.type(screen.getByLabelText('New password'), `${STRONG}{Enter}`);
+
+    const busy = await screen.findByRole('button', { name: 'Changing password…' });
+    expect(busy).toHaveAttribute('aria-busy', 'true');
+    expect(screen.getByLabelText('New password')).toBeDisabled();
+    answer.resolve(json(200, {}));
+
+    const success = await screen.findByRole('status');
+    expect(success).toHaveTextContent('Your password was updated. Click here to sign in');
+    expect(within(success).getByRole('link', { name: 'Click here to sign in' })).toHaveAttribute('href', '/sign-in');
+    await waitFor(() => expect(success).toHaveFocus());
+    // The link is spent: the cleared field goes with its form.
+    expect(screen.queryByLabelText('New password')).not.toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Change Password' })).not.toBeInTheDocument();
+    expect(screen.queryByRole('meter')).not.toBeInTheDocument();
+    expect(calls).toHaveLength(1);
+    expect(calls[0]?.body).toEqual({ token: TOKEN, hashPassword: createHash('sha256').update(STRONG, 'utf8').digest('hex') });
+  });
+});
+
+describe('reset password errors (spec §8)', () => {
+  it('recentPassword asks for another password', async () => {
+    stubFetch({ [RESET]: () => json(409, { errorMessage: 'recentPassword' }) });
+    await openReset();
+    const user = userEvent.setup();
+    await user.type(screen.getByLabelText('New password'), STRONG);
+    await user.click(screen.getByRole('button', { name: 'Change Password' }));
+    const alert = await screen.findByRole('alert');
+    expect(alert).toHaveTextContent('You cannot use a previous password.');
+    expect(alert).toHaveFocus();
+    expect(screen.getByLabelText('New password')).toHaveValue(STRONG);
+  });
+
+  it.each([
+    ['invalidToken', 400],
+    ['tokenExpired', 410],
+    ['invalidRequest', 400],
+  ])('%s says the link is dead and links to a new one', async (code, status) => {
+    stubFetch({ [RESET]: () => json(status, { errorMessage: code }) });
+    await openReset();
+    const user = userEvent.setup();
+    await user.type(screen.getByLabelText('New password'), STRONG);
+    await user.click(screen.getByRole('button', { name: 'Change Password' }));
+    const alert = await screen.findByRole('alert');
+    expect(alert).toHaveTextContent('This link is invalid or has expired. Click here to get a new one.');
+    expect(within(alert).getByRole('link', { name: 'Click here to get a new one.' })).toHaveAttribute('href', '/forgot-password');
+  });
+
+  it.each([
+    ['rateLimitExeeded', () => json(429, { errorMessage: 'rateLimitExeeded' }), 'Too many attempts. Please try again later.'],
+    ['a server fault', () => json(500, { errorMessage: 'unexpectedError' }), 'There was an unexpected error.'],
+    ['a network failure', () => Promise.reject(new TypeError('Failed to fetch')), 'Network Error'],
+  ])('%s shows its exact text', async (_name, answer, text) => {
+    stubFetch({ [RESET]: answer });
+    await openReset();
+    const user = userEvent.setup();
+    await user.type(screen.getByLabelText('New password'), STRONG);
+    await user.click(screen.getByRole('button', { name: 'Change Password' }));
+    expect(await screen.findByRole('alert')).toHaveTextContent(text);
+    expect(screen.getByRole('button', { name: 'Change Password' })).toBeEnabled();
+  });
+});

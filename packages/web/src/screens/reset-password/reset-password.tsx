@@ -1,0 +1,127 @@
+import { ROUTES, type MessageKey } from '@foyer/contract/core';
+import { useState, type FormEvent } from 'react';
+import { Link, useParams } from 'react-router';
+import { Alert } from '../../components/alert';
+import { Button } from '../../components/button';
+import { CardLayout } from '../../components/card-layout';
+import { NewPasswordField } from '../../components/strength-meter/strength-meter';
+import { personalInputs, usePasswordStrength } from '../../components/strength-meter/use-password-strength';
+import { call, globalErrorKey, handleFailure, type FailureCode, type FailureHandlers } from '../../lib/api';
+import { newPasswordError, useTouchedFields } from '../../lib/form';
+import { useT } from '../../lib/i18n';
+import { sha256Hex } from '../../lib/password-hash';
+
+type Outcome = { kind: 'updated' } | { kind: 'text'; key: MessageKey } | { kind: 'deadLink' };
+
+const text = (key: MessageKey) => (): Outcome => ({ kind: 'text', key });
+const deadLink = (): Outcome => ({ kind: 'deadLink' });
+
+/**
+ * Spec §8, reset password: a previous password, and a dead link (invalid or expired, which are
+ * told apart only by the server: one text, with a way to a new link). A malformed token fails
+ * the request's validation (invalidRequest) and is the same dead link: the token is the only
+ * part of the request the visitor did not type. Everything else goes to the global fallback.
+ */
+const RESET_HANDLERS: FailureHandlers<Outcome> = {
+  recentPassword: text('error.recentPassword'),
+  invalidToken: deadLink,
+  tokenExpired: deadLink,
+  invalidRequest: deadLink,
+};
+
+function resetFailure(code: FailureCode): Outcome {
+  return handleFailure(code, RESET_HANDLERS, (other) => ({ kind: 'text', key: globalErrorKey(other) }));
+}
+
+
+/** Spec §2, §4, §5: set a new password. idle → submitting → success (field cleared, form gone) or error. */
+export function ResetPassword() {
+  const t = useT();
+  const { token = '' } = useParams();
+  const [password, setPassword] = useState('');
+  const [submitting, setSubmitting] = useState(false);
+  const [outcome, setOutcome] = useState<Outcome | null>(null);
+  const fields = useTouchedFields<'password'>();
+  // The screen knows nothing about the person but the product they are in.
+  const strength = usePasswordStrength(password, personalInputs({ productName: t('product.name') }));
+  const error = newPasswordError(password, strength.result?.passes);
+
+  async function submit() {
+    if (submitting) return;
+    setOutcome(null);
+    if (error !== null) {
+      fields.submitFailed();
+      return;
+    }
+    setSubmitting(true);
+    const verdict = await strength.check(password);
+    if (verdict !== null && !verdict.passes) {
+      setSubmitting(false);
+      fields.submitFailed();
+      return;
+    }
+    let hashPassword: string;
+    try {
+      hashPassword = await sha256Hex(password);
+    } catch {
+      setOutcome({ kind: 'text', key: 'error.unexpected' });
+      setSubmitting(false);
+      return;
+    }
+    const result = await call('resetPassword', { body: { token, hashPassword } });
+    if (result.ok) {
+      // Spec §4: the field is cleared and the success message shown.
+      setPassword('');
+      setOutcome({ kind: 'updated' });
+    } else {
+      setOutcome(resetFailure(result.code));
+    }
+    setSubmitting(false);
+  }
+
+  const onSubmit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    void submit();
+  };
+
+  return (
+    <CardLayout title={t('reset.title')}>
+      {outcome === null ? (
+        <p className="lead">{t('reset.intro')}</p>
+      ) : outcome.kind === 'updated' ? (
+        <Alert variant="success" focusOnShow>
+          <p>
+            {t('reset.success')} <Link to={ROUTES.signIn}>{t('reset.signInLink')}</Link>
+          </p>
+        </Alert>
+      ) : outcome.kind === 'deadLink' ? (
+        <Alert variant="error" focusOnShow>
+          <p>
+            {t('error.resetLinkInvalid')} <Link to={ROUTES.forgotPassword}>{t('error.resetLinkGetNew')}</Link>
+          </p>
+        </Alert>
+      ) : (
+        <Alert variant="error" focusOnShow>
+          <p>{t(outcome.key)}</p>
+        </Alert>
+      )}
+
+      {/* Spec §4: on success the field is cleared; the form goes too, since the link is spent
+          and a second 'Change Password' could only fail. */}
+      {outcome?.kind === 'updated' ? null : (
+        <form className="form" onSubmit={onSubmit} noValidate>
+          <NewPasswordField
+            label={t('common.newPassword')}
+            name="password"
+            autoFocus
+            strength={strength}
+            {...fields.fieldProps('password', password, setPassword, error, submitting)}
+          />
+          <Button type="submit" variant="strong" block loading={submitting}>
+            {submitting ? t('reset.submitting') : t('reset.submit')}
+          </Button>
+        </form>
+      )}
+    </CardLayout>
+  );
+}

@@ -1,0 +1,196 @@
+import { createHash } from 'node:crypto';
+import { screen, waitFor } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadEstimator } from '../../components/strength-meter/use-password-strength';
+import { deferred, json, renderApp, stubFetch, stubLocation, type FetchHandler } from '../../test/harness';
+
+const TOKEN = 'setup-token-0123456789abcdef';
+const FIELDS = `GET /api/account/setupAccount/fields/${TOKEN}`;
+const SETUP = 'POST /api/account/setupAccount';
+const STRONG = 'velvet harbor lantern';
+const ALL_FIELDS = ['firstName', 'lastName', 'hashPassword', 'phoneNumber'];
+
+beforeAll(async () => {
+  await loadEstimator();
+}, 30_000);
+
+function stubSetup(fields: FetchHandler, setup: FetchHandler = () => json(200, { otter: 'session' })) {
+  return stubFetch({ [FIELDS]: fields, [SETUP]: setup });
+}
+
+async function openForm(path = `/setup-account/${TOKEN}`) {
+  renderApp(path);
+  await screen.findByRole('button', { name: 'Complete Setup' });
+}
+
+describe('while the fields are looked up (spec §4)', () => {
+  it('shows skeleton placeholders in a busy region, with a loading text for screen readers', async () => {
+    // StrictMode asks twice (the first request is abandoned): each gets its own answer.
+    const gate = deferred<void>();
+    stubSetup(async () => {
+      await gate.promise;
+      return json(200, { fields: ['firstName'] });
+    });
+    renderApp(`/setup-account/${TOKEN}`);
+    expect(await screen.findByRole('heading', { level: 1, name: 'Complete Account Setup' })).toBeInTheDocument();
+    const status = screen.getByRole('status');
+    expect(status).toHaveTextContent('Checking your link…');
+    expect(status.closest('[aria-busy="true"]')).not.toBeNull();
+    expect(document.querySelector('.skeleton-stack')).toHaveAttribute('aria-hidden', 'true');
+    expect(screen.queryByRole('textbox')).not.toBeInTheDocument();
+    gate.resolve();
+    await screen.findByLabelText('First name');
+    expect(document.querySelector('[aria-busy="true"]')).toBeNull();
+  });
+});
+
+describe('the setup form (spec §2, §5)', () => {
+  it('asks for every missing field', async () => {
+    stubSetup(() => json(200, { fields: ALL_FIELDS }));
+    await openForm();
+    expect(screen.getByText('Tell us a little more to finish setting up your account.')).toBeInTheDocument();
+    expect(screen.getByLabelText('First name')).toBeInTheDocument();
+    expect(screen.getByLabelText('Last name')).toBeInTheDocument();
+    expect(screen.getByLabelText('Password')).toHaveAttribute('autocomplete', 'new-password');
+    expect(screen.getByLabelText('(Optional) Let us show you around')).not.toBeRequired();
+  });
+
+  it('asks only for the missing fields and checks only those', async () => {
+    const calls = stubSetup(() => json(200, { fields: ['lastName'] }));
+    await openForm();
+    expect(screen.queryByLabelText('First name')).not.toBeInTheDocument();
+    expect(screen.queryByLabelText('Password')).not.toBeInTheDocument();
+    expect(screen.queryByLabelText('(Optional) Let us show you around')).not.toBeInTheDocument();
+    const user = userEvent.setup();
+    await user.click(screen.getByRole('button', { name: 'Complete Setup' }));
+    expect(screen.getByLabelText('Last name')).toHaveAccessibleDescription('Last name is required');
+    await waitFor(() => expect(screen.getByLabelText('Last name')).toHaveFocus());
+    expect(calls.filter((call) => call.method === 'POST')).toEqual([]);
+  });
+
+  it('shows the strength meter and refuses a weak password', async () => {
+    const calls = stubSetup(() => json(200, { fields: ['hashPassword'] }));
+    await openForm();
+    const user = userEvent.setup();
+    await user.type(screen.getByLabelText('Password'), 'password1');
+    expect(await screen.findByRole('meter', { name: 'Password strength' })).toHaveAttribute('aria-valuetext', 'Very weak');
+    await user.click(screen.getByRole('button', { name: 'Complete Setup' }));
+    await waitFor(() => expect(screen.getByLabelText('Password')).toHaveAccessibleDescription(expect.stringContaining('Choose a stronger password.')));
+    expect(calls.filter((call) => call.method === 'POST')).toEqual([]);
+  });
+
+  it('sends the answers with the token, device id, attribution and stored flags, then goes to the given address', async () => {
+    localStorage.setItem('isMarketingTest', 'true');
+    document.cookie = 'hubspotutk=hub-123';
+    const answer = deferred<Response>();
+    const calls = stubSetup(() => json(200, { fields: ALL_FIELDS }), () => answer.promise);
+    const { assign } = stubLocation();
+    await openForm(`/setup-account/${TOKEN}?utm_source=news&gclid=g-1&plan=organization`);
+    const user = userEvent.setup();
+    await user.type(screen.getByLabelText('First name'), ' Ann ');
+    await user.type(screen.getByLabelText('Last name'), ' Lee ');
+    await user.type(screen.getByLabelText('Password'), STRONG);
+    await user.type(screen.getByLabelText('(Optional) Let us show you around'), '555 0100');
+    await user.click(screen.getByRole('button', { name: 'Complete Setup' }));
+
+    const busy = await screen.findByRole('button', { name: 'Completing setup…' });
+    expect(busy).toHaveAttribute('aria-busy', 'true');
+    expect(screen.getByLabelText('First name')).toBeDisabled();
+    answer.resolve(json(200, { otter: 'session', redirectUrl: '/welcome' }));
+    await waitFor(() => expect(assign).toHaveBeenCalledWith('/welcome'));
+
+    expect(calls.find((call) => call.method === 'POST')?.body).toEqual({
+      token: TOKEN,
+      deviceId: localStorage.getItem('deviceId'),
+      utmSource: 'news',
+      gclid: 'g-1',
+      initialIntent: 'organization',
+      hubspotToken: 'hub-123',
+      isMarketingTest: true,
+      firstName: 'Ann',
+      lastName: 'Lee',
+      hashPassword: createHash('sha256').update(STRONG, 'utf8').digest('hex'),
+      phoneNumber: '555 0100',
+    });
+    // The server set the session cookie; the page keeps no token of its own.
+    expect(localStorage.getItem('otter')).toBeNull();
+  });
+
+  it('goes to the default home when the given address is outside the allow-list', async () => {
+    stubSetup(() => json(200, { fields: ['firstName'] }), () => json(200, { otter: 's', redirectUrl: 'https://evil.example/' }));
+    const { assign } = stubLocation();
+    await openForm(`/verify-email/${TOKEN}`);
+    const user = userEvent.setup();
+    await user.type(screen.getByLabelText('First name'), 'Ann{Enter}');
+    await waitFor(() => expect(assign).toHaveBeenCalledWith('/home'));
+  });
+});
+
+describe('nothing to ask (spec §4)', () => {
+  it.each([[[]], [['phoneNumber']]])('submits at once when the missing fields are %j', async (fields) => {
+    const answer = deferred<Response>();
+    const calls = stubSetup(() => json(200, { fields }), () => answer.promise);
+    const { assign } = stubLocation();
+    renderApp(`/verify-email/${TOKEN}?utm_campaign=spring`);
+    expect(await screen.findByText('Finishing your account setup…')).toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Complete Setup' })).not.toBeInTheDocument();
+    answer.resolve(json(200, { otter: 'session' }));
+    await waitFor(() => expect(assign).toHaveBeenCalledWith('/home'));
+    const posts = calls.filter((call) => call.method === 'POST');
+    expect(posts).toHaveLength(1);
+    expect(posts[0]?.body).toEqual({ token: TOKEN, deviceId: localStorage.getItem('deviceId'), utmCampaign: 'spring' });
+  });
+});
+
+describe('setup errors (spec §8)', () => {
+  const INVALID = 'The link for setting up your account appears to be invalid. If you are in an organization, please request that your organization administrator re-send the link.';
+  const EXPIRED = 'This link has expired. Please check your email to finish setting up your account.';
+
+  it.each([
+    ['invalidToken', 400, INVALID],
+    ['invalidRequest', 400, INVALID],
+    ['tokenExpired', 410, EXPIRED],
+  ])('%s on load replaces the form with its text and the way back to sign-in', async (code, status, text) => {
+    stubSetup(() => json(status, { errorMessage: code }));
+    renderApp(`/setup-account/${TOKEN}`);
+    expect(await screen.findByRole('alert')).toHaveTextContent(text);
+    expect(screen.getByRole('link', { name: 'Back to sign in' })).toHaveAttribute('href', '/sign-in');
+    expect(screen.queryByRole('button', { name: 'Complete Setup' })).not.toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Try again' })).not.toBeInTheDocument();
+  });
+
+  it('any other failure on load is the unknown error, with a retry', async () => {
+    const answers = [json(500, { errorMessage: 'unexpectedError' }), json(200, { fields: ['firstName'] })];
+    stubSetup(() => answers.shift() ?? json(500, {}));
+    renderApp(`/setup-account/${TOKEN}`);
+    expect(await screen.findByRole('alert')).toHaveTextContent('An unknown error has occurred.');
+    expect(screen.getByRole('link', { name: 'Back to sign in' })).toBeInTheDocument();
+    await userEvent.setup().click(screen.getByRole('button', { name: 'Try again' }));
+    expect(await screen.findByLabelText('First name')).toBeInTheDocument();
+  });
+
+  it('an expired link at submit replaces the form', async () => {
+    stubSetup(() => json(200, { fields: ['firstName'] }), () => json(410, { errorMessage: 'tokenExpired' }));
+    await openForm();
+    await userEvent.setup().type(screen.getByLabelText('First name'), 'Ann{Enter}');
+    expect(await screen.findByRole('alert')).toHaveTextContent(EXPIRED);
+    expect(screen.queryByLabelText('First name')).not.toBeInTheDocument();
+    expect(screen.getByRole('link', { name: 'Back to sign in' })).toBeInTheDocument();
+  });
+
+  it.each([
+    ['rateLimitExeeded', () => json(429, { errorMessage: 'rateLimitExeeded' }), 'Too many attempts. Please try again later.'],
+    ['a server fault', () => json(500, { errorMessage: 'unexpectedError' }), 'An unknown error has occurred.'],
+    ['a network failure', () => Promise.reject(new TypeError('Failed to fetch')), 'Network Error'],
+  ])('%s at submit keeps the form, with its text', async (_name, answer, text) => {
+    stubSetup(() => json(200, { fields: ['firstName'] }), answer);
+    await openForm();
+    await userEvent.setup().type(screen.getByLabelText('First name'), 'Ann{Enter}');
+    const alert = await screen.findByRole('alert');
+    expect(alert).toHaveTextContent(text);
+    expect(alert).toHaveFocus();
+    expect(screen.getByLabelText('First name')).toHaveValue('Ann');
+    expect(screen.getByRole('button', { name: 'Complete Setup' })).toBeEnabled();
+  });
+});

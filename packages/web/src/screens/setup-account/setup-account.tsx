@@ -1,0 +1,134 @@
+import { ROUTES } from '@foyer/contract/core';
+import { useEffect, useState } from 'react';
+import { useParams, useSearchParams } from 'react-router';
+import { Alert } from '../../components/alert';
+import { Button } from '../../components/button';
+import { CardLayout } from '../../components/card-layout';
+import { Spinner } from '../../components/spinner';
+import { call } from '../../lib/api';
+import { useT } from '../../lib/i18n';
+import { useRuntimeConfig } from '../../lib/runtime-config';
+import { SetupForm } from './setup-form';
+import { completeSetup, setupFailure, type SetupFailure, type SetupField } from './setup-request';
+
+type SetupState =
+  | { status: 'loading' }
+  | { status: 'finishing' }
+  | { status: 'form'; asked: SetupField[] }
+  | { status: 'failed'; failure: SetupFailure };
+
+/**
+ * Spec §2, §4: `/verify-email/:token` and `/setup-account/:token`, 'Complete Account Setup'. On
+ * load the server says which fields are missing (skeleton placeholders meanwhile). Nothing
+ * missing, or only the optional phone: it submits at once. Otherwise the form asks for exactly
+ * those fields. A dead link replaces everything with its text and the way back to sign-in.
+ */
+export function SetupAccount() {
+  const t = useT();
+  const config = useRuntimeConfig();
+  const { token = '' } = useParams();
+  const [params] = useSearchParams();
+  const [state, setState] = useState<SetupState>({ status: 'loading' });
+  const [attempt, setAttempt] = useState(0);
+
+  useEffect(() => {
+    const controller = new AbortController();
+    const { signal } = controller;
+    void (async () => {
+      const result = await call('setupAccountFields', { params: { id: token }, signal });
+      if (signal.aborted) return;
+      if (!result.ok) {
+        setState({ status: 'failed', failure: setupFailure(result.code) });
+        return;
+      }
+      const asked = result.data.fields;
+      if (asked.some((field) => field !== 'phoneNumber')) {
+        setState({ status: 'form', asked });
+        return;
+      }
+      setState({ status: 'finishing' });
+      // On success the browser is leaving: the spinner stays until it has.
+      const failure = await completeSetup(token, {}, params, config, signal);
+      if (!signal.aborted && failure !== null) setState({ status: 'failed', failure });
+    })();
+    return () => controller.abort();
+  }, [token, params, config, attempt]);
+
+  const title = t('setup.title');
+
+  if (state.status === 'loading') return <SetupSkeleton title={title} />;
+
+  if (state.status === 'finishing') {
+    return (
+      <CardLayout title={title}>
+        <div className="centred">
+          <Spinner title={t('setup.finishing')} />
+        </div>
+      </CardLayout>
+    );
+  }
+
+  if (state.status === 'failed') {
+    const { failure } = state;
+    return (
+      <CardLayout title={title}>
+        <Alert variant="error">
+          <p>{t(failure.key)}</p>
+        </Alert>
+        <div className="stack">
+          {failure.deadLink ? null : (
+            <Button
+              variant="strong"
+              block
+              onClick={() => {
+                setState({ status: 'loading' });
+                setAttempt((count) => count + 1);
+              }}
+            >
+              {t('common.retry')}
+            </Button>
+          )}
+          <Button variant={failure.deadLink ? 'strong' : 'flat'} block to={ROUTES.signIn}>
+            {t('common.backToSignIn')}
+          </Button>
+        </div>
+      </CardLayout>
+    );
+  }
+
+  return (
+    <SetupForm
+      token={token}
+      asked={state.asked}
+      onDeadLink={(failure) => setState({ status: 'failed', failure })}
+    />
+  );
+}
+
+/**
+ * Placeholders in the shape of the form while the fields are looked up. The region says it is
+ * busy, the shapes are hidden from assistive technology, and a visually hidden text says what
+ * is happening.
+ */
+function SetupSkeleton({ title }: { title: string }) {
+  const t = useT();
+  return (
+    <CardLayout title={title}>
+      <div className="form" aria-busy="true">
+        <p role="status" className="visually-hidden">
+          {t('setup.loading')}
+        </p>
+        <div className="skeleton-stack" aria-hidden="true">
+          <span className="skeleton skeleton-text" />
+          {[0, 1, 2].map((field) => (
+            <span key={field} className="skeleton-field">
+              <span className="skeleton skeleton-label" />
+              <span className="skeleton skeleton-input" />
+            </span>
+          ))}
+          <span className="skeleton skeleton-button" />
+        </div>
+      </div>
+    </CardLayout>
+  );
+}
