@@ -9,13 +9,18 @@ import type { DB } from './db/schema.js';
 import { healthRoutes } from './features/health/health.routes.js';
 import { loadDictionaries, type Dictionaries } from './features/i18n/dictionaries.js';
 import { i18nRoutes } from './features/i18n/i18n.routes.js';
+import { registerMail } from './features/mail/mail.plugin.js';
+import { passwordRoutes } from './features/password/password.routes.js';
 import { sessionsRoutes } from './features/sessions/sessions.routes.js';
+import { setupRoutes } from './features/setup/setup.routes.js';
 import { signinRoutes } from './features/signin/signin.routes.js';
+import { signupRoutes } from './features/signup/signup.routes.js';
 import { registerWeb } from './features/web/web.routes.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { registerErrorHandler } from './lib/error-handler.js';
 import { loggerOptions } from './lib/logging.js';
 import { createPasswordHasher, type PasswordHasher } from './lib/passwords.js';
+import { DisabledRateLimitStore, MemoryRateLimitStore, RateLimiter, RedisRateLimitStore, type RateLimitStore } from './lib/rate-limit.js';
 import { registerSecurityHeaders } from './lib/security-headers.js';
 import { xsrfPlugin } from './lib/xsrf.js';
 
@@ -25,6 +30,8 @@ export interface AppOptions {
   clock?: Clock;
   passwords?: PasswordHasher;
   dictionaries?: Dictionaries;
+  /** Rate-limit counters; default: Redis when REDIS_URL is set, else this process's memory. */
+  rateLimitStore?: RateLimitStore;
 }
 
 /** Our requests are a few hundred bytes; a small limit turns floods into cheap 413s. */
@@ -57,6 +64,22 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorate('clock', options.clock ?? systemClock);
   app.decorate('passwords', options.passwords ?? (await createPasswordHasher(config.argon2)));
   app.decorate('dictionaries', options.dictionaries ?? loadDictionaries((message) => app.log.warn(message)));
+  const { clock } = app;
+  // Decision 0010: RATE_LIMITS=off (benchmark harness only) counts nothing; said at warn, since
+  // it removes a protection.
+  if (!config.rateLimits) app.log.warn('RATE_LIMITS=off: every rate limit is disabled');
+  const rateStore =
+    options.rateLimitStore ??
+    (!config.rateLimits
+      ? new DisabledRateLimitStore()
+      : config.redisUrl === undefined
+        ? new MemoryRateLimitStore(clock)
+        : new RedisRateLimitStore(config.redisUrl));
+  app.decorate(
+    'rateLimiter',
+    new RateLimiter(rateStore, clock, (error, rule) => app.log.warn({ err: error, rule: rule.name }, 'rate-limit store failed; request allowed')),
+  );
+  app.addHook('onClose', async () => app.rateLimiter.close());
 
   registerErrorHandler(app);
   await registerSecurityHeaders(app, config);
@@ -73,7 +96,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   app.get(`${API_BASE}/openapi.json`, { schema: { hide: true } }, async () => app.swagger());
 
+  await registerMail(app);
   await app.register(signinRoutes);
+  await app.register(signupRoutes);
+  await app.register(setupRoutes);
+  await app.register(passwordRoutes);
   await app.register(sessionsRoutes);
   await app.register(i18nRoutes);
   await app.register(healthRoutes);

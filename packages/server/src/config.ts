@@ -51,6 +51,14 @@ const EnvSchema = z
     ARGON2_MEMORY_KIB: int(64, 4 * 1024 * 1024).default(19456),
     ARGON2_TIME: int(1, 100).default(2),
     TRUST_PROXY: z.enum(['true', 'false']).default('false'),
+    // Mail (decision 0009): SMTP when set; otherwise the local dev mailbox, or queued until set.
+    SMTP_URL: z.string().regex(/^smtps?:\/\/[^\s]+$/, 'must be an smtp:// or smtps:// URL').optional(),
+    MAIL_FROM: z.string().min(3).max(200).optional(),
+    MAIL_POLL_MS: int(50, 3_600_000).default(2000),
+    REDIS_URL: z.string().regex(/^rediss?:\/\/[^\s]+$/, 'must be a redis:// or rediss:// URL').optional(),
+    // Decision 0010: `off` disables every rate limit (the benchmark harness only); logged at warn.
+    RATE_LIMITS: z.enum(['on', 'off']).default('on'),
+    RECAPTCHA_VERIFY_URL: z.url({ protocol: /^https?$/ }).default('https://www.google.com/recaptcha/api/siteverify'),
   })
   .superRefine((env, ctx) => {
     if (isDeployed(env.FOYER_ENV)) {
@@ -68,6 +76,11 @@ const EnvSchema = z
     // setting is m=7 MiB with t=5 (same work as m=19 MiB, t=2).
     if (isDeployed(env.FOYER_ENV) && (env.ARGON2_MEMORY_KIB < 7168 || env.ARGON2_MEMORY_KIB * env.ARGON2_TIME < 7168 * 5)) {
       ctx.addIssue({ code: 'custom', path: ['ARGON2_MEMORY_KIB'], message: 'is below the OWASP minimum (with ARGON2_TIME) for a deployed environment' });
+    }
+    // A site key makes the page send tokens that only the secret can verify: a deployment
+    // without it would refuse every sign-up, so it fails at boot instead.
+    if (isDeployed(env.FOYER_ENV) && env.RECAPTCHA_SITE_KEY !== undefined && env.RECAPTCHA_SECRET === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['RECAPTCHA_SECRET'], message: 'is required when RECAPTCHA_SITE_KEY is set' });
     }
     if (env.SESSION_IDLE_DAYS > env.SESSION_ABSOLUTE_DAYS) {
       ctx.addIssue({ code: 'custom', path: ['SESSION_IDLE_DAYS'], message: 'must not exceed SESSION_ABSOLUTE_DAYS' });
@@ -98,6 +111,19 @@ export interface Config {
   webDist: string;
   argon2: { memoryCost: number; timeCost: number; parallelism: number };
   trustProxy: boolean;
+  mail: MailConfig;
+  /** Rate-limit counters live here when set (shared by every instance); in memory otherwise. */
+  redisUrl?: string;
+  /** False only with RATE_LIMITS=off: no request is ever refused with rateLimitExeeded. */
+  rateLimits: boolean;
+  reCaptchaVerifyUrl: string;
+}
+
+export interface MailConfig {
+  /** Contains credentials: never logged. */
+  smtpUrl?: string;
+  from: string;
+  pollMs: number;
 }
 
 /** A configuration error names every bad variable, so boot fails with something actionable. */
@@ -158,6 +184,14 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env, cwd: string 
     webDist: env.WEB_DIST === undefined ? resolve(SERVER_PACKAGE_DIR, '../web/dist') : resolve(cwd, env.WEB_DIST),
     argon2: { memoryCost: env.ARGON2_MEMORY_KIB, timeCost: env.ARGON2_TIME, parallelism: 1 },
     trustProxy: env.TRUST_PROXY === 'true',
+    mail: {
+      ...(env.SMTP_URL === undefined ? {} : { smtpUrl: env.SMTP_URL }),
+      from: env.MAIL_FROM ?? `Foyer <no-reply@${new URL(publicUrl).hostname}>`,
+      pollMs: env.MAIL_POLL_MS,
+    },
+    ...(env.REDIS_URL === undefined ? {} : { redisUrl: env.REDIS_URL }),
+    rateLimits: env.RATE_LIMITS === 'on',
+    reCaptchaVerifyUrl: env.RECAPTCHA_VERIFY_URL,
   };
 }
 

@@ -2,8 +2,10 @@ import type { Kysely } from 'kysely';
 import type { Config } from './config.js';
 import type { DB } from './db/schema.js';
 import type { Dictionaries } from './features/i18n/dictionaries.js';
+import type { MailWorker } from './features/mail/mail.worker.js';
 import type { Clock } from './lib/clock.js';
 import type { PasswordHasher } from './lib/passwords.js';
+import type { RateLimiter } from './lib/rate-limit.js';
 
 /**
  * What services need, passed explicitly (never module-level singletons). The Fastify instance
@@ -23,5 +25,9 @@ declare module 'fastify' {
     clock: Clock;
     passwords: PasswordHasher;
     dictionaries: Dictionaries;
+    /** The outbox worker: a route calls `app.mail.nudge()` after a transaction that queued mail. */
+    mail: MailWorker;
+    /** Shared by every feature's rate rules (lib/rate-limit.ts). */
+    rateLimiter: RateLimiter;
   }
 }

@@ -38,6 +38,27 @@ export const MINUTE = 60 * 1000;
 export const HOUR = 60 * MINUTE;
 export const DAY = 24 * HOUR;
 
+/** PostgreSQL's "schema does not exist" (invalid_schema_name). */
+const INVALID_SCHEMA_NAME = '3F000';
+
+/**
+ * Kysely's migrator lists the tables of every schema in the database before it starts; a schema
+ * that another test file drops at that moment makes the listing fail with 3F000. Only tests put
+ * many schemas in one database, so the retry lives here. Nothing was migrated when it fails.
+ */
+async function migrateTestSchema(database: Database): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await migrateToLatest(database);
+      return;
+    } catch (error) {
+      const cause: unknown = error instanceof Error ? error.cause : undefined;
+      const code = typeof cause === 'object' && cause !== null && 'code' in cause ? cause.code : undefined;
+      if (code !== INVALID_SCHEMA_NAME || attempt >= 5) throw error;
+    }
+  }
+}
+
 /**
  * A fresh, migrated database: a temporary SQLite file, or a random PostgreSQL schema reached
  * through `search_path` (so nothing is shared with other files or runs). destroy() removes it.
@@ -68,7 +89,7 @@ export async function createTestDatabase(): Promise<Database> {
   };
   await admin(`create schema ${schema}`);
   const database = openDatabase({ kind: 'postgres', connectionString: url }, { options: `-c search_path=${schema}`, max: 5 });
-  await migrateToLatest(database);
+  await migrateTestSchema(database);
   return {
     ...database,
     async destroy() {

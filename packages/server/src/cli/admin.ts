@@ -1,6 +1,5 @@
 import { realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { LIMITS, normalizeEmail, passwordLengthOk } from '@foyer/contract';
 import { ConfigError, loadConfig, type Config } from '../config.js';
 import { openDatabase } from '../db/database.js';
@@ -12,6 +11,9 @@ import { CreateUserError, createUser, deactivateUser, type CreateUserProblem } f
 import { systemClock } from '../lib/clock.js';
 import { sha256Hex } from '../lib/crypto.js';
 import { createPasswordHasher } from '../lib/passwords.js';
+import { EXIT, UsageError, parse, required, type AdminCommand, type AdminIo } from './args.js';
+import { AUDIT_COMMANDS, AUDIT_USAGE } from './audit-commands.js';
+import { ORG_COMMANDS, ORG_USAGE } from './org-commands.js';
 
 export const USAGE = `Usage: npm run admin -- <command> [options]
 
@@ -22,23 +24,14 @@ Commands:
       Deactivates the account and ends all of its sessions.
   user unlock --email E
       Clears the failed sign-in count and lock of an email (with or without an account).
-
+${ORG_USAGE}${AUDIT_USAGE}
 Options:
   -h, --help   Show this help.
 
 The database is the server's (DATABASE_URL, default ./data/foyer.sqlite); migrations run first.
 `;
 
-/** Exit codes: 0 done, 1 the command failed, 2 the command line was wrong. */
-export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
-
-export interface AdminIo {
-  deps: Deps;
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
-}
-
-class UsageError extends Error {}
+export { EXIT, type AdminIo } from './args.js';
 
 const CREATE_PROBLEMS: Record<CreateUserProblem, string> = {
   invalidEmail: 'the email address is not valid',
@@ -46,20 +39,6 @@ const CREATE_PROBLEMS: Record<CreateUserProblem, string> = {
   blankLastName: 'the last name must not be blank',
   emailTaken: 'an account with this email already exists',
 };
-
-function parse(args: string[], options: Record<string, { type: 'string' | 'boolean' }>) {
-  try {
-    return parseArgs({ args, options, strict: true, allowPositionals: false }).values as Record<string, string | boolean | undefined>;
-  } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
-  }
-}
-
-function required(values: Record<string, string | boolean | undefined>, name: string): string {
-  const value = values[name];
-  if (typeof value !== 'string') throw new UsageError(`missing --${name}`);
-  return value;
-}
 
 async function userCreate(args: string[], io: AdminIo): Promise<number> {
   const values = parse(args, {
@@ -116,10 +95,12 @@ async function userUnlock(args: string[], io: AdminIo): Promise<number> {
   return EXIT.ok;
 }
 
-const COMMANDS: Record<string, (args: string[], io: AdminIo) => Promise<number>> = {
+const COMMANDS: Record<string, AdminCommand> = {
   'user create': userCreate,
   'user deactivate': userDeactivate,
   'user unlock': userUnlock,
+  ...ORG_COMMANDS,
+  ...AUDIT_COMMANDS,
 };
 
 /** Runs one admin command; returns the process exit code. Output goes through io only. */
@@ -128,13 +109,14 @@ export async function runAdmin(argv: readonly string[], io: AdminIo): Promise<nu
     (argv.length === 0 ? io.stderr : io.stdout)(USAGE);
     return argv.length === 0 ? EXIT.usage : EXIT.ok;
   }
-  const name = argv.slice(0, 2).join(' ');
-  const command = COMMANDS[name];
+  // Commands are two words (`user create`) or one (`invite`).
+  const words = COMMANDS[argv.slice(0, 2).join(' ')] !== undefined ? 2 : 1;
+  const command = COMMANDS[argv.slice(0, words).join(' ')];
   if (command === undefined) {
-    io.stderr(`Error: unknown command "${name}"\n\n${USAGE}`);
+    io.stderr(`Error: unknown command "${argv.slice(0, 2).join(' ')}"\n\n${USAGE}`);
     return EXIT.usage;
   }
-  const args = argv.slice(2);
+  const args = argv.slice(words);
   if (args.includes('--help') || args.includes('-h')) {
     io.stdout(USAGE);
     return EXIT.ok;

@@ -1,12 +1,20 @@
 import { Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
 import type { Database } from './database.js';
 import * as initial from './migrations/001-initial.js';
+import * as mailOutbox from './migrations/002-mail-outbox.js';
+import * as signupAndOrganizations from './migrations/003-signup-and-organizations.js';
+import * as passwordHistory from './migrations/004-password-history.js';
 
 /**
  * Every migration, in order, compiled into the service: no directory scanning, so the built
  * dist and the tests run exactly the same list. Names sort in the order they must run.
  */
-export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Migration]> = [['001-initial', initial]];
+export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Migration]> = [
+  ['001-initial', initial],
+  ['002-mail-outbox', mailOutbox],
+  ['003-signup-and-organizations', signupAndOrganizations],
+  ['004-password-history', passwordHistory],
+];
 
 const provider: MigrationProvider = {
   getMigrations: () => Promise.resolve(Object.fromEntries(MIGRATIONS)),

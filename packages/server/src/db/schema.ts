@@ -50,9 +50,116 @@ export interface AuditEventsTable {
   detail: string | null;
 }
 
+/** Migration 002: every email, written in the transaction of the change that caused it. */
+export interface MailOutboxTable {
+  id: string;
+  /** Which template made it (verifyEmail, invitation, …), for tests and operations. */
+  kind: string;
+  to_address: string;
+  locale: string;
+  subject: string;
+  text_body: string;
+  html_body: string;
+  created_at: number;
+  attempts: number;
+  next_attempt_at: number;
+  /** A worker's claim: others leave the row alone until then (multi-instance safety). */
+  locked_until: number | null;
+  sent_at: number | null;
+  /** The transport's error of the last failed attempt; never credentials or the message. */
+  last_error: string | null;
+}
+
+/** Migration 002: what the local dev mailbox received (FOYER_ENV=local without SMTP_URL). */
+export interface DevMailboxTable {
+  /** The outbox row's id: delivering a message twice stores it once. */
+  id: string;
+  kind: string;
+  to_address: string;
+  subject: string;
+  text_body: string;
+  html_body: string;
+  delivered_at: number;
+}
+
+/** Migration 003. */
+export interface OrganizationsTable {
+  id: string;
+  name: string;
+  /** Lower-cased trimmed name: names are unique regardless of case (the CLI finds orgs by name). */
+  name_key: string;
+  created_at: number;
+}
+
+export interface OrganizationDomainsTable {
+  /** Lower-case domain; one organisation per domain. */
+  domain: string;
+  org_id: string;
+  /** 1 when sign-up with a password is refused for this domain (ssoRequired); 0 otherwise. */
+  sso_required: number;
+  created_at: number;
+}
+
+/** Emailed single-use tokens (sign-up verification, invitation setup; reusable by purpose). */
+export interface EmailTokensTable {
+  /** SHA-256 hex of the token: the token itself is never stored. */
+  id: string;
+  user_id: string;
+  purpose: string;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+}
+
+/** One row per sign-up request; its id is the opaque `userId` the sign-up call answers. */
+export interface SignupAttemptsTable {
+  id: string;
+  email_key: string;
+  /** The account this attempt created; null when the email already had one. */
+  user_id: string | null;
+  created_at: number;
+}
+
+/** Marketing attribution and intent captured at sign-up or setup (spec §3, §7). */
+export interface UserAttributionTable {
+  user_id: string;
+  signup_source: string | null;
+  initial_intent: string | null;
+  utm_medium: string | null;
+  utm_campaign: string | null;
+  utm_source: string | null;
+  utm_term: string | null;
+  gclid: string | null;
+  ga_id: string | null;
+  hubspot_token: string | null;
+  is_marketing_test: number | null;
+  /** Only a value that passed the redirect allow-list; setup sends the browser there. */
+  redirect_to: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** Migration 004: an account's earlier password hashes (decision 0010), newest has the highest seq. */
+export interface PasswordHistoryTable {
+  id: string;
+  user_id: string;
+  seq: number;
+  /** argon2id, as users.password_hash was before the change; never a password. */
+  password_hash: string;
+  created_at: number;
+}
+
 export interface DB {
   users: UsersTable;
   sessions: SessionsTable;
   login_failures: LoginFailuresTable;
   audit_events: AuditEventsTable;
+  mail_outbox: MailOutboxTable;
+  dev_mailbox: DevMailboxTable;
+  organizations: OrganizationsTable;
+  organization_domains: OrganizationDomainsTable;
+  email_tokens: EmailTokensTable;
+  signup_attempts: SignupAttemptsTable;
+  user_attribution: UserAttributionTable;
+  password_history: PasswordHistoryTable;
 }

@@ -11,3 +11,15 @@ export async function listAuditEvents(db: Kysely<DB>, filter: { emailKey?: strin
   if (filter.type !== undefined) query = query.where('type', '=', filter.type);
   return query.execute();
 }
+
+/** The newest events of one normalised email first (the admin CLI's `audit`). */
+export async function listRecentAuditEvents(db: Kysely<DB>, filter: { emailKey: string; limit: number }): Promise<AuditEventsTable[]> {
+  return db
+    .selectFrom('audit_events')
+    .selectAll()
+    .where('email_key', '=', filter.emailKey)
+    .orderBy('at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(filter.limit)
+    .execute();
+}

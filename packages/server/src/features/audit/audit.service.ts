@@ -14,6 +14,18 @@ export const AUDIT_EVENT_TYPES = [
   'user.created',
   'user.deactivated',
   'user.unlocked',
+  // sign-up, setup and invitations (decision 0009)
+  'signup',
+  'signup.existing',
+  'verification.resent',
+  'email.verified',
+  'setup.completed',
+  'org.created',
+  'org.domainClaimed',
+  'org.invited',
+  // forgot and reset password (decision 0010)
+  'password.resetRequested',
+  'password.reset',
 ] as const;
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
 

@@ -1,0 +1,49 @@
+import type { Locale } from '@foyer/contract';
+import type { Kysely, Transaction } from 'kysely';
+import type { Config } from '../../config.js';
+import type { DB } from '../../db/schema.js';
+import type { Clock } from '../../lib/clock.js';
+import { randomId } from '../../lib/crypto.js';
+import { renderMail, type MailTemplate } from './mail.template.js';
+import { insertOutbox } from './outbox.repo.js';
+
+export interface QueuedMail<Data> {
+  to: string;
+  locale: Locale;
+  template: MailTemplate<Data>;
+  data: Data;
+}
+
+/**
+ * Puts one email in the outbox (decision 0009). Call it with the transaction of the change that
+ * causes the email, so both are kept or neither is: no account without its verification mail,
+ * no mail about a change that was rolled back. The message is rendered now, so the row is
+ * complete on its own and a later template change never alters mail already promised.
+ * After the transaction commits, nudge the worker (`app.mail.nudge()`) so it goes out at once.
+ */
+export async function queueMail<Data>(deps: { db: Kysely<DB> | Transaction<DB>; clock: Clock }, mail: QueuedMail<Data>): Promise<string> {
+  const rendered = renderMail(mail.template, mail.locale, mail.data);
+  const id = randomId();
+  const now = deps.clock.now();
+  await insertOutbox(deps.db, {
+    id,
+    kind: mail.template.kind,
+    to_address: mail.to,
+    locale: mail.locale,
+    subject: rendered.subject,
+    text_body: rendered.text,
+    html_body: rendered.html,
+    created_at: now,
+    attempts: 0,
+    next_attempt_at: now,
+    locked_until: null,
+    sent_at: null,
+    last_error: null,
+  });
+  return id;
+}
+
+/** Links in mail are absolute: this service's public address and a web route (spec §2). */
+export function absoluteLink(config: Pick<Config, 'publicUrl'>, path: string): string {
+  return `${config.publicUrl}${path}`;
+}

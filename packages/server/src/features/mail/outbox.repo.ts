@@ -1,0 +1,80 @@
+import type { ExpressionBuilder, Insertable, Kysely, Selectable, Transaction } from 'kysely';
+import type { DB, DevMailboxTable, MailOutboxTable } from '../../db/schema.js';
+
+export type OutboxRow = Selectable<MailOutboxTable>;
+export type DevMailboxRow = Selectable<DevMailboxTable>;
+type Db = Kysely<DB> | Transaction<DB>;
+
+export async function insertOutbox(db: Db, row: Insertable<MailOutboxTable>): Promise<void> {
+  await db.insertInto('mail_outbox').values(row).execute();
+}
+
+/** Unsent, due, and not held by a live claim of another worker. */
+function claimable(now: number) {
+  return (eb: ExpressionBuilder<DB, 'mail_outbox'>) =>
+    eb.and([
+      eb('sent_at', 'is', null),
+      eb('next_attempt_at', '<=', now),
+      eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]),
+    ]);
+}
+
+/**
+ * Claims up to `limit` due rows until `leaseUntil` in one statement, and returns them. Safe with
+ * many workers: SQLite runs one writer at a time, and PostgreSQL (read committed) re-checks the
+ * outer WHERE on a row another claimer changed meanwhile, so each row goes to one worker only.
+ */
+export async function claimDue(db: Db, input: { now: number; leaseUntil: number; limit: number }): Promise<OutboxRow[]> {
+  const { now, leaseUntil, limit } = input;
+  return db
+    .updateTable('mail_outbox')
+    .set({ locked_until: leaseUntil })
+    .where('id', 'in', (eb) => eb.selectFrom('mail_outbox').select('id').where(claimable(now)).orderBy('next_attempt_at').limit(limit))
+    .where(claimable(now))
+    .returningAll()
+    .execute();
+}
+
+export async function markSent(db: Db, id: string, at: number): Promise<void> {
+  await db
+    .updateTable('mail_outbox')
+    .set((eb) => ({ sent_at: at, locked_until: null, last_error: null, attempts: eb('attempts', '+', 1) }))
+    .where('id', '=', id)
+    .execute();
+}
+
+export async function markFailed(db: Db, id: string, input: { attempts: number; nextAttemptAt: number; error: string }): Promise<void> {
+  await db
+    .updateTable('mail_outbox')
+    .set({ attempts: input.attempts, next_attempt_at: input.nextAttemptAt, locked_until: null, last_error: input.error })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** Rows for one recipient, oldest first (tests and operations). */
+export async function listOutbox(db: Db, filter: { to?: string; kind?: string } = {}): Promise<OutboxRow[]> {
+  let query = db.selectFrom('mail_outbox').selectAll().orderBy('created_at').orderBy('id');
+  if (filter.to !== undefined) query = query.where('to_address', '=', filter.to);
+  if (filter.kind !== undefined) query = query.where('kind', '=', filter.kind);
+  return query.execute();
+}
+
+/** Stores a delivered message once, however often it is delivered. */
+export async function insertDevMailbox(db: Db, row: DevMailboxRow): Promise<void> {
+  await db
+    .insertInto('dev_mailbox')
+    .values(row)
+    .onConflict((oc) => oc.column('id').doNothing())
+    .execute();
+}
+
+export async function listDevMailbox(db: Db, filter: { to?: string; limit: number }): Promise<DevMailboxRow[]> {
+  let query = db.selectFrom('dev_mailbox').selectAll().orderBy('delivered_at', 'desc').orderBy('id', 'desc').limit(filter.limit);
+  // Addresses are stored as typed; a search finds them in any letter case.
+  if (filter.to !== undefined) query = query.where((eb) => eb(eb.fn('lower', ['to_address']), '=', filter.to?.toLowerCase() ?? ''));
+  return query.execute();
+}
+
+export async function findDevMailboxMessage(db: Db, id: string): Promise<DevMailboxRow | undefined> {
+  return db.selectFrom('dev_mailbox').selectAll().where('id', '=', id).executeTakeFirst();
+}

@@ -1,0 +1,89 @@
+import { isSupportedLocale, isValidEmail, normalizeEmail, routePath, type Locale } from '@foyer/contract';
+import { isUniqueViolation } from '../../db/errors.js';
+import type { Deps } from '../../deps.js';
+import { randomId } from '../../lib/crypto.js';
+import { recordAudit, type RequestMeta } from '../audit/audit.service.js';
+import { absoluteLink, queueMail } from '../mail/mail.service.js';
+import { mailLocale } from '../mail/mail.template.js';
+import { SETUP_TOKENS, issueToken } from '../setup/tokens.js';
+import { findUserByEmailKey, insertUser, type UserRow } from '../users/users.repo.js';
+import { invitationMail } from './invitation.mail.js';
+import { OrganizationError, findOrganization } from './organizations.service.js';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export interface Invitation {
+  user: UserRow;
+  /** True when the person was already a member: a fresh link replaced the old one. */
+  resent: boolean;
+}
+
+/**
+ * Makes someone a member of an organisation and emails them a /setup-account/:token link (7
+ * days). The account has no name and no password until they set them there; their email counts
+ * as verified then, since the link reached it. Inviting a member who has not finished setup
+ * again sends a fresh link and invalidates the previous one. An account that is set up, belongs
+ * to another organisation or to no organisation is left alone (decision 0009): the link would
+ * otherwise sign its holder in without a password.
+ */
+export async function inviteMember(deps: Deps, input: { org: string; email: string; locale?: string }, meta: RequestMeta): Promise<Invitation> {
+  const org = await findOrganization(deps, input.org);
+  if (org === undefined) throw new OrganizationError('unknownOrganization');
+  const email = input.email.trim();
+  if (!isValidEmail(email)) throw new OrganizationError('invalidEmail');
+  if (input.locale !== undefined && !isSupportedLocale(input.locale)) throw new OrganizationError('invalidLocale');
+  const emailKey = normalizeEmail(email);
+
+  const invite = () =>
+    deps.db.transaction().execute(async (trx): Promise<Invitation> => {
+      const now = deps.clock.now();
+      const existing = await findUserByEmailKey(trx, emailKey);
+      if (existing !== undefined) {
+        if (existing.org_id !== org.id) throw new OrganizationError('otherAccount');
+        if (existing.deactivated_at !== null) throw new OrganizationError('deactivated');
+        if (existing.email_verified_at !== null) throw new OrganizationError('alreadySetUp');
+      }
+      const locale: Locale = input.locale !== undefined ? mailLocale(input.locale) : mailLocale(existing?.locale);
+      const user: UserRow = existing ?? {
+        id: randomId(),
+        email,
+        email_key: emailKey,
+        first_name: null,
+        last_name: null,
+        phone_number: null,
+        password_hash: null,
+        locale,
+        email_verified_at: null,
+        deactivated_at: null,
+        org_id: org.id,
+        created_at: now,
+        updated_at: now,
+      };
+      if (existing === undefined) await insertUser(trx, user);
+      const token = await issueToken({ db: trx, clock: deps.clock }, { userId: user.id, ...SETUP_TOKENS.invitation });
+      await queueMail(
+        { db: trx, clock: deps.clock },
+        {
+          to: user.email,
+          locale,
+          template: invitationMail,
+          data: {
+            organization: org.name,
+            link: absoluteLink(deps.config, routePath('setupAccount', { token })),
+            days: SETUP_TOKENS.invitation.lifetimeMs / DAY_MS,
+          },
+        },
+      );
+      const resent = existing !== undefined;
+      await recordAudit({ db: trx, clock: deps.clock }, { type: 'org.invited', meta, userId: user.id, emailKey, detail: { orgId: org.id, resent } });
+      return { user, resent };
+    });
+
+  try {
+    return await invite();
+  } catch (error) {
+    // Invited twice at once: the second finds the member the first created.
+    if (isUniqueViolation(error)) return invite();
+    throw error;
+  }
+}

@@ -1,0 +1,30 @@
+import type { Insertable, Kysely, Selectable, Transaction } from 'kysely';
+import type { DB, OrganizationDomainsTable, OrganizationsTable } from '../../db/schema.js';
+
+export type OrganizationRow = Selectable<OrganizationsTable>;
+export type OrganizationDomainRow = Selectable<OrganizationDomainsTable>;
+type Db = Kysely<DB> | Transaction<DB>;
+
+export async function insertOrganization(db: Db, row: Insertable<OrganizationsTable>): Promise<void> {
+  await db.insertInto('organizations').values(row).execute();
+}
+
+export async function findOrganizationById(db: Db, id: string): Promise<OrganizationRow | undefined> {
+  return db.selectFrom('organizations').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function findOrganizationByNameKey(db: Db, nameKey: string): Promise<OrganizationRow | undefined> {
+  return db.selectFrom('organizations').selectAll().where('name_key', '=', nameKey).executeTakeFirst();
+}
+
+export async function findDomain(db: Db, domain: string): Promise<OrganizationDomainRow | undefined> {
+  return db.selectFrom('organization_domains').selectAll().where('domain', '=', domain).executeTakeFirst();
+}
+
+export async function insertDomain(db: Db, row: OrganizationDomainRow): Promise<void> {
+  await db.insertInto('organization_domains').values(row).execute();
+}
+
+export async function setDomainSsoRequired(db: Db, domain: string, ssoRequired: boolean): Promise<void> {
+  await db.updateTable('organization_domains').set({ sso_required: ssoRequired ? 1 : 0 }).where('domain', '=', domain).execute();
+}

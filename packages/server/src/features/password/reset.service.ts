@@ -1,0 +1,85 @@
+import { ROUTES, type Locale } from '@foyer/contract';
+import type { Deps } from '../../deps.js';
+import { AppError } from '../../lib/errors.js';
+import { recordAudit, type RequestMeta } from '../audit/audit.service.js';
+import { absoluteLink, queueMail } from '../mail/mail.service.js';
+import { deleteSessionsOfUser } from '../sessions/sessions.repo.js';
+import { SETUP_PURPOSES, findToken, spendOpenTokens, spendToken, usableToken } from '../setup/tokens.js';
+import { clearFailures } from '../signin/signin.repo.js';
+import { findUserById, type UserRow } from '../users/users.repo.js';
+import { RESET_TOKENS, recipientLocale } from './forgot.service.js';
+import { passwordChangedMail } from './password.mail.js';
+import { pushPasswordHistory, recentPasswordHashes, setResetPassword } from './password.repo.js';
+
+const RESET_PURPOSES: readonly string[] = [RESET_TOKENS.purpose];
+
+export interface ResetContext {
+  meta: RequestMeta;
+  /** The language of the request: the changed-password mail's when the account has none. */
+  locale: Locale;
+}
+
+/**
+ * recentPassword (spec §8) when the new password is the current one or one of the last five
+ * (decision 0010). Each stored hash has its own salt, so each is an argon2 verification: up to
+ * six, run side by side on the thread pool.
+ */
+async function refuseRecentPassword(deps: Deps, user: UserRow, hashPassword: string): Promise<void> {
+  const hashes = [...(user.password_hash === null ? [] : [user.password_hash]), ...(await recentPasswordHashes(deps.db, user.id))];
+  const matches = await Promise.all(hashes.map((hash) => deps.passwords.verify(hash, hashPassword)));
+  if (matches.includes(true)) throw new AppError('recentPassword');
+}
+
+/**
+ * Spec §7 account/resetPassword. The token is checked (unknown, used or superseded →
+ * invalidToken; past its hour → tokenExpired) and the new password compared with recent ones
+ * before anything changes, so a refused password leaves the link usable. Then one transaction:
+ * spends the token (one conditional UPDATE: of two racing requests one wins; ASVS V15.4.2), stores
+ * the new hash and keeps the old one in the history, marks the email verified, ends every session
+ * of the account (ASVS V7.4.3; the reset screen is not signed in, so there is no session of the
+ * person's own to keep), clears the sign-in lock of the email, ends the account's other emailed
+ * links (each of them could sign someone in), queues the password-changed mail and writes the
+ * audit trail. The answer starts no session: the person signs in with the new password.
+ */
+export async function resetPassword(deps: Deps, input: { token: string; hashPassword: string }, context: ResetContext): Promise<void> {
+  const token = usableToken(await findToken(deps.db, input.token), RESET_PURPOSES, deps.clock.now());
+  const user = await findUserById(deps.db, token.user_id);
+  // A deactivated account gets nothing from a link sent before it was deactivated.
+  if (user === undefined || user.deactivated_at !== null) throw new AppError('invalidToken');
+  await refuseRecentPassword(deps, user, input.hashPassword);
+  const passwordHash = await deps.passwords.hash(input.hashPassword);
+
+  await deps.db.transaction().execute(async (trx) => {
+    const now = deps.clock.now();
+    if (!(await spendToken(trx, token.id, now))) {
+      // Spent by a racing request, or expired since it was read: tell which (spec §8).
+      usableToken(await findToken(trx, input.token), RESET_PURPOSES, now);
+      throw new AppError('invalidToken');
+    }
+    await setResetPassword(trx, user.id, passwordHash, now);
+    if (user.password_hash !== null) await pushPasswordHistory(trx, { userId: user.id, passwordHash: user.password_hash, now });
+    const sessionsEnded = await deleteSessionsOfUser(trx, user.id);
+    const lockCleared = (await clearFailures(trx, user.email_key)) > 0;
+    await spendOpenTokens(trx, user.id, [...SETUP_PURPOSES, ...RESET_PURPOSES], now);
+    await queueMail(
+      { db: trx, clock: deps.clock },
+      {
+        to: user.email,
+        locale: recipientLocale(user, context.locale),
+        template: passwordChangedMail,
+        data: {
+          firstName: user.first_name,
+          signInUrl: absoluteLink(deps.config, ROUTES.signIn),
+          resetUrl: absoluteLink(deps.config, ROUTES.forgotPassword),
+        },
+      },
+    );
+
+    const audit = { db: trx, clock: deps.clock };
+    const { meta } = context;
+    if (user.email_verified_at === null) {
+      await recordAudit(audit, { type: 'email.verified', meta, userId: user.id, emailKey: user.email_key, detail: { via: RESET_TOKENS.purpose } });
+    }
+    await recordAudit(audit, { type: 'password.reset', meta, userId: user.id, emailKey: user.email_key, detail: { sessionsEnded, lockCleared } });
+  });
+}

@@ -1,0 +1,113 @@
+import type { SETUP_FIELDS } from '@foyer/contract';
+import type { Deps } from '../../deps.js';
+import { AppError } from '../../lib/errors.js';
+import { recordAudit, type RequestMeta } from '../audit/audit.service.js';
+import { createSession, type StartedSession } from '../sessions/sessions.service.js';
+import { allowedRedirect, findRedirectTo, mergeAttribution, type AttributionInput } from '../signup/attribution.js';
+import { findUserById, type UserRow } from '../users/users.repo.js';
+import { completeUserSetup, type SetupValues } from './setup.repo.js';
+import { SETUP_PURPOSES, findToken, spendOpenTokens, spendToken, usableToken, type EmailTokenRow } from './tokens.js';
+
+export type SetupField = (typeof SETUP_FIELDS)[number];
+
+const blank = (value: string | null): boolean => value === null || value.trim() === '';
+
+/** Spec §4: what the account still lacks. Phone is optional but listed when missing. */
+export function missingFields(user: Pick<UserRow, 'first_name' | 'last_name' | 'password_hash' | 'phone_number'>): SetupField[] {
+  const missing: SetupField[] = [];
+  if (blank(user.first_name)) missing.push('firstName');
+  if (blank(user.last_name)) missing.push('lastName');
+  if (user.password_hash === null) missing.push('hashPassword');
+  if (blank(user.phone_number)) missing.push('phoneNumber');
+  return missing;
+}
+
+interface PendingSetup {
+  token: EmailTokenRow;
+  user: UserRow;
+  missing: SetupField[];
+}
+
+/** The account behind a usable setup token, or the spec's code (§8: invalidToken, tokenExpired). */
+async function pendingSetup(deps: Pick<Deps, 'db' | 'clock'>, token: string): Promise<PendingSetup> {
+  const row = usableToken(await findToken(deps.db, token), SETUP_PURPOSES, deps.clock.now());
+  const user = await findUserById(deps.db, row.user_id);
+  // A deactivated account gets nothing from an old link.
+  if (user === undefined || user.deactivated_at !== null) throw new AppError('invalidToken');
+  return { token: row, user, missing: missingFields(user) };
+}
+
+/**
+ * Spec §7 `account/setupAccount/fields/{id}`. Only reads: opening an emailed link spends nothing
+ * (mail scanners open links; ARCHITECTURE.md), only the POST of its screen does.
+ */
+export async function setupFields(deps: Pick<Deps, 'db' | 'clock'>, token: string): Promise<SetupField[]> {
+  return (await pendingSetup(deps, token)).missing;
+}
+
+export interface SetupInput extends Omit<AttributionInput, 'signupSource' | 'redirectTo'> {
+  token: string;
+  deviceId: string;
+  firstName?: string | undefined;
+  lastName?: string | undefined;
+  hashPassword?: string | undefined;
+  phoneNumber?: string | undefined;
+}
+
+export interface CompletedSetup {
+  session: StartedSession;
+  redirectUrl?: string;
+}
+
+/**
+ * Spec §7 `account/setupAccount` (mode 'setup') and `account/verifyEmail` (mode 'verify', no
+ * fields: decision 0009). Stores only the fields the account lacks; the required ones among them
+ * (names, password) must be given, anything else sent is ignored. Then, in one transaction:
+ * spends the token (one conditional UPDATE, so of two racing requests one wins), marks the email
+ * verified, ends the account's other setup links, and starts a session on this device.
+ */
+export async function completeSetup(deps: Deps, input: SetupInput, meta: RequestMeta, mode: 'setup' | 'verify'): Promise<CompletedSetup> {
+  const { token, user, missing } = await pendingSetup(deps, input.token);
+  const required = missing.filter((field) => field !== 'phoneNumber');
+  if (mode === 'verify' && required.length > 0) throw new AppError('accountNotSetUp');
+
+  const values: SetupValues = {};
+  const { firstName, lastName, hashPassword } = input;
+  if (required.includes('firstName')) {
+    if (firstName === undefined) throw new AppError('invalidRequest');
+    values.firstName = firstName.trim();
+  }
+  if (required.includes('lastName')) {
+    if (lastName === undefined) throw new AppError('invalidRequest');
+    values.lastName = lastName.trim();
+  }
+  if (required.includes('hashPassword')) {
+    if (hashPassword === undefined) throw new AppError('invalidRequest');
+    values.passwordHash = await deps.passwords.hash(hashPassword);
+  }
+  const phone = input.phoneNumber?.trim() ?? '';
+  if (missing.includes('phoneNumber') && phone !== '') values.phoneNumber = phone;
+
+  return deps.db.transaction().execute(async (trx) => {
+    const now = deps.clock.now();
+    if (!(await spendToken(trx, token.id, now))) {
+      // Spent by a racing request, or expired since it was read: tell which (spec §8).
+      usableToken(await findToken(trx, input.token), SETUP_PURPOSES, now);
+      throw new AppError('invalidToken');
+    }
+    await completeUserSetup(trx, user.id, values, now);
+    await spendOpenTokens(trx, user.id, SETUP_PURPOSES, now);
+    await mergeAttribution(trx, user.id, input, now);
+    const session = await createSession({ db: trx, config: deps.config, clock: deps.clock }, { userId: user.id, deviceId: input.deviceId });
+
+    const audit = { db: trx, clock: deps.clock };
+    if (user.email_verified_at === null) {
+      await recordAudit(audit, { type: 'email.verified', meta, userId: user.id, emailKey: user.email_key, detail: { via: token.purpose } });
+    }
+    const fieldsSet = Object.keys(values).join(',');
+    await recordAudit(audit, { type: 'setup.completed', meta, userId: user.id, emailKey: user.email_key, detail: { via: token.purpose, mode, fieldsSet } });
+
+    const redirectUrl = allowedRedirect(deps.config, await findRedirectTo(trx, user.id));
+    return redirectUrl === undefined ? { session } : { session, redirectUrl };
+  });
+}

@@ -1,0 +1,14 @@
+import type { RateRule } from '../../lib/rate-limit.js';
+
+const MINUTE_MS = 60_000;
+const HOUR_MS = 60 * MINUTE_MS;
+
+/**
+ * Sign-up's rate limits, in one place (decision 0009). Per client address they stop scripted
+ * account creation and mail flooding from one source; per email they stop anyone from turning
+ * "Click to resend" into a mail bomb against one inbox. Breaching one answers 429
+ * rateLimitExeeded (spec §8).
+ */
+export const SIGNUP_PER_IP: RateRule = { name: 'signup:ip', limit: 10, windowMs: HOUR_MS };
+export const RESEND_PER_EMAIL: RateRule = { name: 'resend:email', limit: 3, windowMs: 15 * MINUTE_MS };
+export const RESEND_PER_IP: RateRule = { name: 'resend:ip', limit: 20, windowMs: HOUR_MS };

@@ -1,0 +1,77 @@
+import type { AddressInfo } from 'node:net';
+import { SMTPServer } from 'smtp-server';
+import { parseMime, type ParsedMail } from './mime.js';
+
+export interface CapturedMail extends ParsedMail {
+  /** The envelope's recipients, as the SMTP client gave them. */
+  to: string[];
+  raw: string;
+}
+
+/**
+ * A real SMTP server on 127.0.0.1 that keeps what it receives (STYLE.md: real SMTP in tests).
+ * It can be stopped and started again on the same port, to play an SMTP outage. When given
+ * credentials it requires them (SMTP AUTH over the plain connection, as on a local relay).
+ */
+export class SmtpCapture {
+  readonly messages: CapturedMail[] = [];
+  private server: SMTPServer | undefined;
+  private port = 0;
+
+  constructor(private readonly credentials?: { user: string; pass: string }) {}
+
+  get url(): string {
+    const auth = this.credentials === undefined ? '' : `${encodeURIComponent(this.credentials.user)}:${encodeURIComponent(this.credentials.pass)}@`;
+    return `smtp://${auth}127.0.0.1:${this.port}`;
+  }
+
+  /** Listens on the given port, or on the one it had before, or on a free one. */
+  async start(port: number = this.port): Promise<void> {
+    const credentials = this.credentials;
+    const server = new SMTPServer({
+      logger: false,
+      disabledCommands: credentials === undefined ? ['STARTTLS', 'AUTH'] : ['STARTTLS'],
+      authOptional: credentials === undefined,
+      allowInsecureAuth: true,
+      onAuth(auth, _session, callback) {
+        if (credentials !== undefined && auth.username === credentials.user && auth.password === credentials.pass) {
+          callback(null, { user: auth.username });
+        } else {
+          callback(new Error('Invalid username or password'));
+        }
+      },
+      onData: (stream, session, callback) => {
+        const chunks: Buffer[] = [];
+        stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+        stream.on('end', () => {
+          const raw = Buffer.concat(chunks).toString('utf8');
+          this.messages.push({ ...parseMime(raw), to: session.envelope.rcptTo.map((rcpt) => rcpt.address), raw });
+          callback();
+        });
+      },
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.server.once('error', reject);
+      server.listen(port, '127.0.0.1', () => resolve());
+    });
+    this.port = (server.server.address() as AddressInfo).port;
+    this.server = server;
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    if (server !== undefined) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  /** The first message to an address, waiting for it up to `timeoutMs`. */
+  async waitFor(to: string, timeoutMs = 5000): Promise<CapturedMail> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = this.messages.find((message) => message.to.includes(to));
+      if (found !== undefined) return found;
+      if (Date.now() > deadline) throw new Error(`no mail to ${to} within ${timeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+}
