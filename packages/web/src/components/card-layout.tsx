@@ -1,4 +1,4 @@
-import { useEffect, useId, useRef, type ReactNode } from 'react';
+import { useEffect, useId, useLayoutEffect, useRef, type ReactNode } from 'react';
 import { useT } from '../lib/i18n';
 import { Logo } from './logo';
 import { Spinner } from './spinner';
@@ -25,7 +25,8 @@ export function CardLayout({
   const headingId = useId();
   const headingRef = useRef<HTMLHeadingElement>(null);
   const productName = t('product.name');
-  useEffect(() => {
+  // In the same commit as the heading, so the tab title never names the previous screen.
+  useLayoutEffect(() => {
     document.title = title === productName ? title : `${title} · ${productName}`;
   }, [title, productName]);
   useEffect(() => {
