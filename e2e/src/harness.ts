@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { AxeBuilder } from '@axe-core/playwright';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { MailCapture } from './mailbox.ts';
 
 const execFileAsync = promisify(execFile);
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -148,4 +149,29 @@ export async function expireEmailedLinks(server: RunningServer, email: string): 
   } finally {
     db.close();
   }
+}
+
+export interface MailStack {
+  server: RunningServer;
+  browser: Browser;
+  mail: MailCapture;
+  stop(): Promise<void>;
+}
+
+/** A server that sends its mail over real SMTP to a capture server, and a browser. */
+export async function startMailStack(): Promise<MailStack> {
+  const mail = new MailCapture();
+  await mail.start();
+  const server = await startServer({ SMTP_URL: mail.url, MAIL_POLL_MS: '200' });
+  const browser = await launchBrowser();
+  return {
+    server,
+    browser,
+    mail,
+    stop: async () => {
+      await browser.close();
+      await server.stop();
+      await mail.stop();
+    },
+  };
 }

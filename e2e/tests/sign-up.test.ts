@@ -1,26 +1,21 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { axeViolations, expireEmailedLinks, launchBrowser, newContext, type RunningServer, screenshot, startServer } from '../src/harness.ts';
-import { linkTo, MailCapture } from '../src/mailbox.ts';
+import { axeViolations, expireEmailedLinks, newContext, type RunningServer, screenshot, startMailStack } from '../src/harness.ts';
+import { linkTo, type MailCapture } from '../src/mailbox.ts';
 
 const PASSWORD = 'plum orchard lantern 42';
 
 let server: RunningServer;
 let browser: Browser;
-const mail = new MailCapture();
+let mail: MailCapture;
+let stop: () => Promise<void> = async () => undefined;
 
 before(async () => {
-  await mail.start();
-  server = await startServer({ SMTP_URL: mail.url, MAIL_POLL_MS: '200' });
-  browser = await launchBrowser();
+  ({ server, browser, mail, stop } = await startMailStack());
 });
 
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-  await mail.stop();
-});
+after(() => stop());
 
 async function fillSignUp(page: Page, email: string): Promise<void> {
   await page.getByLabel('First name').fill('Nora');
