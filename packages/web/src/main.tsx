@@ -1,10 +1,9 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
-import { BrowserRouter } from 'react-router';
-import { App } from './app';
 import { PageSpinner } from './components/card-layout';
 import { I18nProvider } from './lib/i18n';
 import { RuntimeConfigProvider, readInlineDictionary, readRuntimeConfig } from './lib/runtime-config';
+import { Page } from './page';
 import './styles.css';
 
 const root = document.getElementById('root');
@@ -14,9 +13,7 @@ createRoot(root).render(
   <StrictMode>
     <RuntimeConfigProvider value={readRuntimeConfig()}>
       <I18nProvider inline={readInlineDictionary()} languages={navigator.languages} fallback={<PageSpinner />}>
-        <BrowserRouter>
-          <App />
-        </BrowserRouter>
+        <Page pathname={window.location.pathname} />
       </I18nProvider>
     </RuntimeConfigProvider>
   </StrictMode>,

@@ -1,5 +1,4 @@
 import type { MouseEvent, ReactNode } from 'react';
-import { Link, type To } from 'react-router';
 import { Spinner } from './spinner';
 import { Tooltip, type TooltipTriggerProps } from './tooltip';
 
@@ -31,10 +30,16 @@ interface AsButton extends CommonProps {
   href?: never;
 }
 
-/** An in-app link (react-router). */
+/**
+ * A link to one of Foyer's own pages (a path such as `ROUTES.signUp`). It is a plain `<a href>`,
+ * a full page load, not a react-router `Link`: the sign-in page must stay within its bundle budget
+ * (80 KB of gzipped JavaScript on the first load), which leaves no room for react-router, and
+ * this button is on it. Nothing is lost: the auth screens are separate page loads, each served
+ * with its runtime config and dictionary inlined, and the scripts come from the cache. It also
+ * means no shared component needs a router around it.
+ */
 interface AsInternalLink extends CommonProps {
-  to: To;
-  replace?: boolean;
+  to: string;
   href?: never;
 }
 
@@ -68,9 +73,9 @@ export function Button(props: ButtonProps) {
     if (props.to !== undefined) {
       if (inactive) return <a {...shared} aria-disabled="true">{content}</a>;
       return (
-        <Link {...shared} to={props.to} replace={props.replace}>
+        <a {...shared} href={props.to}>
           {content}
-        </Link>
+        </a>
       );
     }
     if (props.href !== undefined) {

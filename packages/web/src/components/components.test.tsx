@@ -1,7 +1,6 @@
 import { fireEvent, render, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { useState } from 'react';
-import { MemoryRouter } from 'react-router';
 import { describe, expect, it, vi } from 'vitest';
 import { Providers } from '../test/harness';
 import { Alert } from './alert';
@@ -14,12 +13,9 @@ function Field(props: Partial<TextFieldProps>) {
   return <TextField label="Secret" {...props} value={value} onValueChange={setValue} />;
 }
 
+// No router around them: the shared components are used on sign-in, which runs without one.
 function renderWithProviders(ui: React.ReactNode) {
-  return render(
-    <Providers>
-      <MemoryRouter>{ui}</MemoryRouter>
-    </Providers>,
-  );
+  return render(<Providers>{ui}</Providers>);
 }
 
 describe('TextField (spec §2)', () => {
@@ -108,10 +104,10 @@ describe('Button (spec §2)', () => {
     expect(onClick).not.toHaveBeenCalled();
   });
 
-  it('renders an internal link, an external link and a button', () => {
+  it('renders an internal link (a plain full-page link), an external link and a button', () => {
     renderWithProviders(
       <>
-        <Button to="/sign-up">Inside</Button>
+        <Button to="/sign-up?from=%2Fhome">Inside</Button>
         <Button href="https://www.foyer.test/terms" target="_blank">
           Outside
         </Button>
@@ -120,7 +116,9 @@ describe('Button (spec §2)', () => {
         </Button>
       </>,
     );
-    expect(screen.getByRole('link', { name: 'Inside' })).toHaveAttribute('href', '/sign-up');
+    const inside = screen.getByRole('link', { name: 'Inside' });
+    expect(inside).toHaveAttribute('href', '/sign-up?from=%2Fhome');
+    expect(inside).not.toHaveAttribute('target');
     const outside = screen.getByRole('link', { name: 'Outside' });
     expect(outside).toHaveAttribute('target', '_blank');
     expect(outside).toHaveAttribute('rel', 'noopener noreferrer');

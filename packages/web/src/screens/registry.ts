@@ -7,6 +7,9 @@ const notAvailable: Screen = lazy(() => import('./not-available/not-available').
 
 export const HomeScreen: Screen = lazy(() => import('./home/home').then((m) => ({ default: m.Home })));
 
+// Sign-in's module is in the first bundle anyway (page.tsx renders it on /sign-in without the
+// router), so inside the router shell this costs no fetch: the root and unknown paths land here.
+const signIn: Screen = lazy(() => import('./sign-in/sign-in').then((m) => ({ default: m.SignIn })));
 const signUp: Screen = lazy(() => import('./sign-up/sign-up').then((m) => ({ default: m.SignUp })));
 const signUpOld: Screen = lazy(() => import('./sign-up/sign-up').then((m) => ({ default: m.SignUpOld })));
 const forgotPassword: Screen = lazy(() => import('./forgot-password/forgot-password').then((m) => ({ default: m.ForgotPassword })));
@@ -15,11 +18,13 @@ const resetPassword: Screen = lazy(() => import('./reset-password/reset-password
 const setupAccount: Screen = lazy(() => import('./setup-account/setup-account').then((m) => ({ default: m.SetupAccount })));
 
 /**
- * The screen of every auth route except sign-in, which is in the first bundle (spec §2). Each
- * is loaded on demand. A capability that ships replaces its `notAvailable` entry with
- * `lazy(() => import('./<name>/<name>'))` and nothing else changes.
+ * The route table: the screen of every auth route (spec §2), paths from the contract's ROUTES.
+ * The router shell (app.tsx) mounts each at its path, loaded on demand. A capability that ships
+ * replaces its `notAvailable` entry with `lazy(() => import('./<name>/<name>'))` and nothing
+ * else changes.
  */
-export const LAZY_SCREENS: Record<Exclude<RouteName, 'signIn'>, Screen> = {
+export const SCREENS: Record<RouteName, Screen> = {
+  signIn,
   signUp,
   signUpOld,
   forgotPassword,

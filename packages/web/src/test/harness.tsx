@@ -1,19 +1,22 @@
 import { FLAG_DEFAULTS, type InlineDictionary, type RuntimeConfig } from '@foyer/contract/core';
 import en from '@foyer/contract/lang/en.json';
 import { render } from '@testing-library/react';
-import { StrictMode, useEffect, type ReactNode } from 'react';
-import { MemoryRouter, useLocation } from 'react-router';
+import { StrictMode, type ReactNode } from 'react';
 import { vi } from 'vitest';
-import { App } from '../app';
 import { PageSpinner } from '../components/card-layout';
 import { I18nProvider } from '../lib/i18n';
 import { RuntimeConfigProvider } from '../lib/runtime-config';
+import { Page } from '../page';
 
 /**
  * Component tests run the real app against a stubbed `fetch`: the one thing mocked here, since
  * no account service runs inside jsdom. The browser flows against the real server are the e2e
- * suite's job. `window.location` is replaced too, because jsdom cannot navigate.
+ * suite's job. `window.location`'s navigation methods are replaced too, because jsdom cannot
+ * load another page; moving within the page (history.replaceState, as the router does) works.
  */
+
+// jsdom's own Location, whatever `location` is stubbed with.
+const realLocation = window.location;
 
 export const ENGLISH: InlineDictionary = { locale: 'en', messages: en };
 const ENGLISH_VISITOR: readonly string[] = ['en'];
@@ -76,33 +79,46 @@ export function deferred<T>() {
   return { promise, resolve };
 }
 
-/** Stands in for window.location (jsdom cannot navigate) and records where the page went. */
+/**
+ * Stands in for window.location (jsdom cannot load another page) and records where the page
+ * went. The address itself is read through to jsdom's, so it follows renderApp and the router.
+ */
 export function stubLocation() {
-  const real = window.location;
   const assign = vi.fn<(url: string) => void>();
   const replace = vi.fn<(url: string) => void>();
   vi.stubGlobal('location', {
-    href: real.href,
-    origin: real.origin,
-    protocol: real.protocol,
-    host: real.host,
-    hostname: real.hostname,
-    port: real.port,
-    pathname: real.pathname,
-    search: real.search,
-    hash: real.hash,
+    get href() {
+      return realLocation.href;
+    },
+    get origin() {
+      return realLocation.origin;
+    },
+    get protocol() {
+      return realLocation.protocol;
+    },
+    get host() {
+      return realLocation.host;
+    },
+    get hostname() {
+      return realLocation.hostname;
+    },
+    get port() {
+      return realLocation.port;
+    },
+    get pathname() {
+      return realLocation.pathname;
+    },
+    get search() {
+      return realLocation.search;
+    },
+    get hash() {
+      return realLocation.hash;
+    },
     assign,
     replace,
     reload: vi.fn(),
   });
   return { assign, replace };
-}
-
-/** Reports the in-app address, so a test can check where a redirect led. */
-function LocationProbe({ onChange }: { onChange: (path: string) => void }) {
-  const { pathname, search } = useLocation();
-  useEffect(() => onChange(`${pathname}${search}`), [onChange, pathname, search]);
-  return null;
 }
 
 export interface RenderAppOptions {
@@ -111,20 +127,24 @@ export interface RenderAppOptions {
   inline?: InlineDictionary;
 }
 
+/**
+ * Opens `path` as main.tsx does: the page's address becomes `path` (as if it had been loaded
+ * there), then the page renders under the providers: `/sign-in` without a router, anything else
+ * in the router shell. `location.current` is the address afterwards (path and query), to check
+ * where a redirect inside the page led.
+ */
 export function renderApp(path: string, { config = TEST_CONFIG, languages = ENGLISH_VISITOR, inline = ENGLISH }: RenderAppOptions = {}) {
-  const location = { current: '' };
+  window.history.replaceState(null, '', path);
   const result = render(
     <Providers config={config} languages={languages} inline={inline}>
-      <MemoryRouter initialEntries={[path]}>
-        <App />
-        <LocationProbe
-          onChange={(path) => {
-            location.current = path;
-          }}
-        />
-      </MemoryRouter>
+      <Page pathname={realLocation.pathname} />
     </Providers>,
   );
+  const location = {
+    get current() {
+      return `${realLocation.pathname}${realLocation.search}`;
+    },
+  };
   return { ...result, location };
 }
 

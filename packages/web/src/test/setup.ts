@@ -21,5 +21,7 @@ afterEach(() => {
   }
   vi.unstubAllGlobals();
   vi.restoreAllMocks();
+  // renderApp and the router move the page's address; the next test starts from the root.
+  window.history.replaceState(null, '', '/');
   expect(consoleErrors, 'console.error was called during the test').toEqual([]);
 });

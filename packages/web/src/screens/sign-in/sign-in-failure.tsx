@@ -1,5 +1,4 @@
 import { ROUTES, type MessageKey } from '@foyer/contract/core';
-import { Link } from 'react-router';
 import { Alert } from '../../components/alert';
 import { globalErrorKey, handleFailure, type FailureCode, type FailureHandlers } from '../../lib/api';
 import { useT } from '../../lib/i18n';
@@ -47,10 +46,10 @@ export function SignInFailureAlert({ failure, from }: { failure: SignInFailure; 
       <ul className="alert-list">
         <li>{t('signIn.failure.noAccount')}</li>
         <li>
-          {t('signIn.failure.wrongPassword')} <Link to={ROUTES.forgotPassword}>{t('signIn.failure.resetLink')}</Link>
+          {t('signIn.failure.wrongPassword')} <a href={ROUTES.forgotPassword}>{t('signIn.failure.resetLink')}</a>
         </li>
         <li>
-          {t('signIn.failure.sso')} <Link to={withQuery(ROUTES.ssoSignIn, { from })}>{t('signIn.failure.ssoLink')}</Link>
+          {t('signIn.failure.sso')} <a href={withQuery(ROUTES.ssoSignIn, { from })}>{t('signIn.failure.ssoLink')}</a>
         </li>
       </ul>
     </Alert>

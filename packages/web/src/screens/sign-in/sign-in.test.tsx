@@ -190,11 +190,14 @@ describe('where sign-in leads (spec §4, §5)', () => {
     await waitFor(() => expect(assign).toHaveBeenCalledWith('https://app.foyer.test/'));
   });
 
-  it('forwards to SSO sign-in when SSO is preferred, keeping from and reason', async () => {
+  it('forwards to SSO sign-in when SSO is preferred, keeping from and reason', () => {
     localStorage.setItem('preferSso', 'true');
-    const { location } = renderApp('/sign-in?from=%2Fsettings&reason=sessionExpired&other=1');
-    expect(await screen.findByRole('heading', { name: 'Not available yet' })).toBeInTheDocument();
-    expect(location.current).toBe('/sso-sign-in?from=%2Fsettings&reason=sessionExpired');
+    const { replace } = stubLocation();
+    renderApp('/sign-in?from=%2Fsettings&reason=sessionExpired&other=1');
+    // A full page load (sign-in runs without a router), replacing sign-in in the history.
+    expect(replace).toHaveBeenCalledWith('/sso-sign-in?from=%2Fsettings&reason=sessionExpired');
+    expect(screen.getByRole('status')).toHaveTextContent('Loading…');
+    expect(screen.queryByLabelText('Email')).not.toBeInTheDocument();
   });
 
   it('bounces to the default home while a forum sign-in is pending', () => {

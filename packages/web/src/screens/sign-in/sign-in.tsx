@@ -1,6 +1,5 @@
 import { ROUTES, signInReady, type SIGN_IN_REASONS } from '@foyer/contract/core';
 import { useEffect, useState, type FormEvent } from 'react';
-import { Link, Navigate, useSearchParams } from 'react-router';
 import { Alert } from '../../components/alert';
 import { Button } from '../../components/button';
 import { CardLayout, PageSpinner } from '../../components/card-layout';
@@ -8,6 +7,7 @@ import { GoogleIcon, KeyIcon } from '../../components/icons';
 import { TextField } from '../../components/text-field';
 import { call } from '../../lib/api';
 import { useT } from '../../lib/i18n';
+import { pageQuery } from '../../lib/page-query';
 import { sha256Hex } from '../../lib/password-hash';
 import { redirectTarget, withQuery } from '../../lib/redirect';
 import { useRuntimeConfig } from '../../lib/runtime-config';
@@ -17,17 +17,26 @@ import { SignInFailureAlert, signInFailure, type SignInFailure } from './sign-in
 // Typed against the contract's list of reasons, so renaming it there breaks the build here.
 const SESSION_EXPIRED: (typeof SIGN_IN_REASONS)[number] = 'sessionExpired';
 
-/** Spec §2, §4, §5, §8: sign-in with email and password. */
+/**
+ * Spec §2, §4, §5, §8: sign-in with email and password. The first screen most visitors see, so
+ * it needs no router (page.tsx renders it without one, to keep react-router out of its bundle):
+ * the query comes from the page's address, and every way off the screen is a full page load.
+ */
 export function SignIn() {
   const t = useT();
   const config = useRuntimeConfig();
-  const [params] = useSearchParams();
-  const from = params.get('from');
-  const reason = params.get('reason');
+  // Read once, when the screen opens (spec §4), as is everything below that decides where to go.
+  const [query] = useState(pageQuery);
+  const from = query.get('from');
+  const reason = query.get('reason');
 
-  // Read once, when the screen opens (spec §4).
-  const [bounceHome] = useState(() => readItem('discoursePending') !== null);
-  const [forwardToSso] = useState(() => isFlagSet('preferSso'));
+  // Spec §4: while a forum sign-in is pending, sign-in bounces to the default home page; a
+  // remembered SSO preference forwards to SSO sign-in, keeping from and reason.
+  const [leaveFor] = useState(() => {
+    if (readItem('discoursePending') !== null) return config.defaultHome;
+    if (isFlagSet('preferSso')) return withQuery(ROUTES.ssoSignIn, { from, reason });
+    return null;
+  });
   const [sessionExpired] = useState(() => reason === SESSION_EXPIRED || isFlagSet('sessionExpired'));
 
   const [email, setEmail] = useState('');
@@ -36,18 +45,16 @@ export function SignIn() {
   const [failure, setFailure] = useState<SignInFailure | null>(null);
 
   useEffect(() => {
-    // Spec §4: while a forum sign-in is pending, sign-in bounces to the default home page.
-    if (bounceHome) window.location.replace(config.defaultHome);
-  }, [bounceHome, config.defaultHome]);
+    // replace: the way back skips this screen, which would only send the visitor off again.
+    if (leaveFor !== null) window.location.replace(leaveFor);
+  }, [leaveFor]);
 
   useEffect(() => {
     // The stored session-expired notice is shown once, then forgotten.
     if (sessionExpired) removeItem('sessionExpired');
   }, [sessionExpired]);
 
-  if (bounceHome) return <PageSpinner />;
-  // Spec §4: a remembered SSO preference forwards to SSO sign-in, keeping from and reason.
-  if (forwardToSso) return <Navigate to={withQuery(ROUTES.ssoSignIn, { from, reason })} replace />;
+  if (leaveFor !== null) return <PageSpinner />;
 
   const ready = signInReady(email, password);
 
@@ -83,7 +90,7 @@ export function SignIn() {
       title={t('signIn.title')}
       footer={
         <p>
-          {t('signIn.noAccount')} <Link to={ROUTES.signUp}>{t('signIn.signUpLink')}</Link>
+          {t('signIn.noAccount')} <a href={ROUTES.signUp}>{t('signIn.signUpLink')}</a>
         </p>
       }
     >
@@ -121,7 +128,7 @@ export function SignIn() {
             disabled={submitting}
           />
           <p className="form-aside">
-            <Link to={ROUTES.forgotPassword}>{t('signIn.forgotPassword')}</Link>
+            <a href={ROUTES.forgotPassword}>{t('signIn.forgotPassword')}</a>
           </p>
         </div>
         <Button type="submit" variant="strong" block disabled={!ready} loading={submitting}>
