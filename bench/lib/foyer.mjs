@@ -1,0 +1,97 @@
+// Foyer under test: the built server in production mode on a fresh database, seeded through the
+// admin CLI as an operator would.
+import { randomBytes } from 'node:crypto';
+import { cpSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { run, startChild, waitForHttp } from './proc.mjs';
+
+export const ROOT = new URL('../../', import.meta.url).pathname.replace(/\/$/, '');
+const MAIN = join(ROOT, 'packages/server/dist/main.js');
+const ADMIN = join(ROOT, 'packages/server/dist/cli/admin.js');
+export const PG_ADMIN_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+/** Copies packages/web/dist into `dir` (see WEB_DIST above); returns the copy's path. */
+export function copyWebDist(dir) {
+  const target = join(dir, 'web-dist');
+  cpSync(join(ROOT, 'packages/web/dist'), target, { recursive: true });
+  return target;
+}
+
+export function foyerBuilt() {
+  return existsSync(MAIN) && existsSync(ADMIN) && existsSync(join(ROOT, 'packages/web/dist/index.html'));
+}
+
+/** `npm run build` at the root: the server (tsc -b) and the web app (vite build). */
+export async function buildProduct() {
+  await run('npm', ['run', 'build'], { cwd: ROOT });
+}
+
+/**
+ * The environment of a production-mode Foyer on 127.0.0.1. FOYER_ENV=prod demands an https
+ * PUBLIC_URL (cookies are Secure, HSTS is on); the harness speaks plain http to the port and
+ * sends its cookies itself, and browsers treat 127.0.0.1 as a secure context, so the figures are
+ * those of the production code path. The cookie is then `otter` (no `_env` suffix).
+ */
+export function foyerEnv({ port, databaseUrl, webDist }) {
+  return {
+    // A private copy of the built web app: a rebuild by someone else mid-run cannot pull the
+    // files from under the measurement.
+    ...(webDist ? { WEB_DIST: webDist } : {}),
+    NODE_ENV: 'production',
+    FOYER_ENV: 'prod',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    PUBLIC_URL: `https://127.0.0.1:${port}`,
+    DATABASE_URL: databaseUrl,
+    LOG_LEVEL: 'warn',
+    // A rate limiter would turn a load test into a test of the limiter (config.ts, decision 0010:
+    // RATE_LIMITS=off disables every limit; meant for this harness only).
+    RATE_LIMITS: 'off',
+  };
+}
+
+export const FOYER_COOKIE = 'otter';
+
+/** Creates the seeded accounts with the admin CLI (verified by default). */
+export async function seedFoyer(env, users) {
+  for (const user of users) {
+    await run(process.execPath, [ADMIN, 'user', 'create', '--email', user.email, '--password', user.password, '--first-name', user.firstName, '--last-name', user.lastName], {
+      cwd: ROOT,
+      env,
+    });
+  }
+}
+
+export async function startFoyer(env, nodeArgs = []) {
+  const child = startChild(process.execPath, [...nodeArgs, MAIN], { cwd: ROOT, env });
+  await waitForHttp(`http://127.0.0.1:${env.PORT}/healthz`, { child, timeoutMs: 30_000 });
+  return child;
+}
+
+/** A fresh PostgreSQL database for one run; `drop()` removes it. */
+export async function createPgDatabase(prefix = 'foyer_bench') {
+  const { default: pg } = await import('pg');
+  const name = `${prefix}_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(PG_ADMIN_URL);
+  url.pathname = `/${name}`;
+  return {
+    name,
+    url: url.toString(),
+    async drop() {
+      const client = new pg.Client({ connectionString: PG_ADMIN_URL });
+      await client.connect();
+      try {
+        await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}

@@ -1,0 +1,73 @@
+// Starts the comparison servers of bench/peer/: Better Auth (the peer) and the verify-only floor.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT } from './foyer.mjs';
+import { startChild } from './proc.mjs';
+
+export function betterAuthVersion() {
+  try {
+    // Its exports map does not expose package.json, so read the installed file.
+    return JSON.parse(readFileSync(join(ROOT, 'node_modules/better-auth/package.json'), 'utf8')).version;
+  } catch {
+    return null;
+  }
+}
+
+/** Starts one of bench/peer/*.mjs and waits for the `{"ready":true}` line it prints. */
+function startReady(script, env, label, timeoutMs = 60_000) {
+  return new Promise((resolve, reject) => {
+    let done = false;
+    const child = startChild(process.execPath, [join(ROOT, 'bench/peer', script)], {
+      cwd: ROOT,
+      env,
+      onLine(line) {
+        if (done || !line.startsWith('{')) return;
+        try {
+          if (JSON.parse(line).ready) {
+            done = true;
+            clearTimeout(timer);
+            resolve(child);
+          }
+        } catch {
+          // not the ready line
+        }
+      },
+    });
+    const timer = setTimeout(() => {
+      if (done) return;
+      done = true;
+      child.kill('SIGKILL');
+      reject(new Error(`${label} did not start within ${timeoutMs} ms:\n${child.output()}`));
+    }, timeoutMs);
+    child.exited.then(({ code, signal }) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      reject(new Error(`${label} exited (${code ?? signal}) before it was ready:\n${child.output()}`));
+    });
+  });
+}
+
+/** `dbFile` for SQLite, or `databaseUrl` for an empty PostgreSQL database. */
+export function startBetterAuth({ port, dbFile, databaseUrl, users }) {
+  return startReady(
+    'better-auth-server.mjs',
+    {
+      NODE_ENV: 'production',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : { DB_FILE: dbFile }),
+      SEED_USERS: JSON.stringify(users.map((user) => ({ email: user.email, password: user.password, name: `${user.firstName} ${user.lastName}` }))),
+    },
+    'Better Auth',
+  );
+}
+
+/** The floor: node:http + one argon2id verify per sign-in (bench/peer/verify-only-server.mjs). */
+export function startVerifyOnly({ port, users }) {
+  return startReady(
+    'verify-only-server.mjs',
+    { NODE_ENV: 'production', PORT: String(port), HOST: '127.0.0.1', SEED_USERS: JSON.stringify(users.map(({ email, password }) => ({ email, password }))) },
+    'the verify-only server',
+  );
+}
