@@ -38,12 +38,17 @@ export async function registerWeb(app: FastifyInstance, runtimeConfig: RuntimeCo
       // One route per file found at start: no file-system lookup for page or API requests.
       wildcard: false,
       index: false,
-      globIgnore: ['index.html'],
+      // The web build writes .br and .gz beside each asset (packages/web/scripts/compress.mjs):
+      // sent to browsers that accept them, never served under their own names.
+      preCompressed: true,
+      globIgnore: ['index.html', '**/*.br', '**/*.gz'],
       cacheControl: false,
       setHeaders(res, filePath) {
         // Vite puts content-hashed files under assets/: they never change under one name.
         const immutable = filePath.includes(`${sep}assets${sep}`);
         res.setHeader('cache-control', immutable ? 'public, max-age=31536000, immutable' : 'public, max-age=3600');
+        // Shared caches must keep the brotli, gzip and plain copies apart.
+        res.setHeader('vary', 'Accept-Encoding');
       },
     });
   }

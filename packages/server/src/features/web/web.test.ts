@@ -1,3 +1,4 @@
+import { brotliCompressSync, brotliDecompressSync } from 'node:zlib';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -57,6 +58,7 @@ describe.skipIf(dbUnavailable)('the web app', () => {
     await mkdir(join(webDist, 'assets'));
     await writeFile(join(webDist, 'index.html'), INDEX_HTML);
     await writeFile(join(webDist, 'assets', 'index-abc123.js'), 'console.log("app");');
+    await writeFile(join(webDist, 'assets', 'index-abc123.js.br'), brotliCompressSync('console.log("app");'));
     await writeFile(join(webDist, 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
     database = await createTestDatabase();
     // A flag override with markup in it would break out of the page if escaping failed.
@@ -122,6 +124,19 @@ describe.skipIf(dbUnavailable)('the web app', () => {
     const missing = await t.app.inject({ method: 'GET', url: '/assets/missing.js' });
     expect(missing.statusCode).toBe(404);
     expect(missing.json()).toEqual({ errorMessage: 'notFound' });
+  });
+
+  it('sends the pre-compressed asset to a browser that accepts it, and the plain one otherwise', async () => {
+    const compressed = await t.app.inject({ method: 'GET', url: '/assets/index-abc123.js', headers: { 'accept-encoding': 'br, gzip' } });
+    expect(compressed.statusCode).toBe(200);
+    expect(compressed.headers['content-encoding']).toBe('br');
+    expect(compressed.headers.vary).toContain('Accept-Encoding');
+    expect(brotliDecompressSync(compressed.rawPayload).toString()).toBe('console.log("app");');
+    const plain = await t.app.inject({ method: 'GET', url: '/assets/index-abc123.js', headers: { 'accept-encoding': 'identity' } });
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(plain.body).toBe('console.log("app");');
+    // The compressed copies have no address of their own.
+    expect((await t.app.inject({ method: 'GET', url: '/assets/index-abc123.js.br' })).statusCode).toBe(404);
   });
 
   it('answers notFound for unknown API paths', async () => {
