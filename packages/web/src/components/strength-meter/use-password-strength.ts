@@ -25,8 +25,8 @@ export interface Strength extends Estimate {
 let loading: Promise<Estimator> | undefined;
 
 /**
- * The lazy boundary: zxcvbn-ts and its word lists arrive as their own chunk, on the first focus
- * or keystroke in a new-password field, never with the screen itself (and never on sign-in).
+ * The lazy boundary: zxcvbn-ts and its word lists arrive as their own chunk, on the first change
+ * of a new-password field (or at submit), never with the screen itself (and never on sign-in).
  */
 export function loadEstimator(): Promise<Estimator> {
   loading ??= import('./estimator')
@@ -86,7 +86,7 @@ export function personalInputs({ names = [], email, productName }: { names?: str
 export interface PasswordStrength {
   /** The estimate of the password as typed; null for an empty one and until the estimator has loaded. */
   result: Strength | null;
-  /** Starts loading the estimator (the field's first focus or keystroke); typing never waits for it. */
+  /** Starts loading the estimator (the field's first change); typing never waits for it. */
   activate: () => void;
   /** For a submit: the estimate of exactly this password, loading the estimator if needed; null if it cannot load. */
   check: (password: string) => Promise<Strength | null>;
@@ -105,7 +105,7 @@ export function usePasswordStrength(password: string, userInputs: readonly strin
     if (requested.current) return;
     requested.current = true;
     loadEstimator().then(setEstimator, () => {
-      // Without the estimator the meter stays hidden and the next focus tries again.
+      // Without the estimator the meter stays hidden and the next change tries again.
       requested.current = false;
     });
   }, []);
