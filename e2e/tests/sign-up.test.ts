@@ -56,6 +56,7 @@ describe('sign-up, verification and setup in Chromium', () => {
     await page.getByRole('button', { name: 'Click to resend.' }).click();
     await page.getByText('Email sent!').waitFor();
     assert.equal(await page.getByRole('button', { name: 'Click to resend.' }).count(), 0);
+    assert.deepEqual(await axeViolations(page), [], 'axe on Email sent!');
     await waitUntil(() => mail.count('nora@example.com') > before);
     const latest = linkTo(await mail.waitFor('nora@example.com', /Foyer/), '/verify-email/');
 
@@ -106,6 +107,7 @@ describe('sign-up, verification and setup in Chromium', () => {
     await expireEmailedLinks(server, 'pia@example.com');
     await page.goto(link);
     await page.getByText('This link has expired. Please check your email to finish setting up your account.').waitFor();
+    assert.deepEqual(await axeViolations(page), [], 'axe on the expired link');
     await page.context().close();
   });
 

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   MINUTE,
   createTestApp,
+  createTestDatabase,
   createTestUser,
   dbUnavailable,
   newDeviceId,
@@ -80,6 +81,24 @@ describe.skipIf(dbUnavailable)('POST /api/account/signin', () => {
     t.clock.advance(MINUTE + 1);
     expect((await postSignIn(t.app, { email, password })).statusCode).toBe(200);
     expect(await getFailureCount(t.db, normalizeEmail(email))).toBeUndefined();
+  });
+
+  it('keeps a lock across a restart: it lives in the database, not in the process', async () => {
+    const database = await createTestDatabase();
+    const first = await createTestApp({ database });
+    const { email, password } = await createTestUser(first);
+    for (let i = 0; i < 10; i++) await postSignIn(first.app, { email, password: 'wrong' });
+    await first.close();
+
+    const restarted = await createTestApp({ database });
+    try {
+      const response = await postSignIn(restarted.app, { email, password });
+      expect(response.statusCode).toBe(423);
+      expect(response.json()).toEqual({ errorMessage: 'accountLocked' });
+    } finally {
+      await restarted.close();
+      await database.destroy();
+    }
   });
 
   it('locks an unknown email exactly like a known one (no enumeration through the lock)', async () => {
