@@ -254,7 +254,7 @@ async function launchFoyer(kind, users) {
   const child = await startFoyer(env, nodeArgs);
   children.add(child);
   const baseUrl = `http://127.0.0.1:${port}`;
-  log(`Foyer (${kind}): listening on ${baseUrl} (FOYER_ENV=prod, NODE_ENV=production)`);
+  log(`Foyer (${kind}): listening on ${baseUrl} (FOYER_ENV=staging, NODE_ENV=production)`);
   return { name: `Foyer (${kind})`, child, baseUrl, info, scenarios: await foyer.scenarios(baseUrl, users, { cookieName: FOYER_COOKIE }) };
 }
 

@@ -27,10 +27,10 @@ export async function buildProduct() {
 }
 
 /**
- * The environment of a production-mode Foyer on 127.0.0.1. FOYER_ENV=prod demands an https
- * PUBLIC_URL (cookies are Secure, HSTS is on); the harness speaks plain http to the port and
- * sends its cookies itself, and browsers treat 127.0.0.1 as a secure context, so the figures are
- * those of the production code path. The cookie is then `otter` (no `_env` suffix).
+ * The environment of a production-mode Foyer on 127.0.0.1. FOYER_ENV=staging runs the production
+ * code path (a deployed environment: https PUBLIC_URL, Secure cookies, HSTS) and, unlike prod,
+ * accepts RATE_LIMITS=off; the harness speaks plain http to the port and sends its cookies
+ * itself, and browsers treat 127.0.0.1 as a secure context. The cookie is `otter_staging`.
  */
 export function foyerEnv({ port, databaseUrl, webDist }) {
   return {
@@ -38,19 +38,21 @@ export function foyerEnv({ port, databaseUrl, webDist }) {
     // files from under the measurement.
     ...(webDist ? { WEB_DIST: webDist } : {}),
     NODE_ENV: 'production',
-    FOYER_ENV: 'prod',
+    FOYER_ENV: 'staging',
     HOST: '127.0.0.1',
     PORT: String(port),
     PUBLIC_URL: `https://127.0.0.1:${port}`,
     DATABASE_URL: databaseUrl,
     LOG_LEVEL: 'warn',
+    // Deployed environments require it (decision 0012); the harness's databases are thrown away.
+    SECRET_KEY: 'bench-harness-secret-key-for-throwaway-databases',
     // A rate limiter would turn a load test into a test of the limiter (config.ts, decision 0010:
-    // RATE_LIMITS=off disables every limit; meant for this harness only).
+    // RATE_LIMITS=off disables every limit; meant for this harness only, and refused in prod).
     RATE_LIMITS: 'off',
   };
 }
 
-export const FOYER_COOKIE = 'otter';
+export const FOYER_COOKIE = 'otter_staging';
 
 /** Creates the seeded accounts with the admin CLI (verified by default). */
 export async function seedFoyer(env, users) {

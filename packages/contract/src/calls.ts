@@ -2,11 +2,15 @@ import { z } from 'zod';
 import { ERROR_CODES } from './errors.js';
 import { CALL_PATHS, type CallPath } from './paths.js';
 import { PLAN_INTENTS } from './flags.js';
-import { DeviceId, Email, HashPassword, PersonName, PhoneNumber, SignInEmail, Token } from './fields.js';
+import { DeviceId, Email, HashPassword, PersonName, PhoneNumber, SignInEmail, Token, text } from './fields.js';
 
-/** Spec §7: the body and answer of every call; where each lives is in paths.ts. */
+/**
+ * Spec §7: the body and answer of every call; where each lives is in paths.ts. Every request
+ * string is a `text()` (fields.ts), so none admits control characters; answers are ours and
+ * stay plain strings.
+ */
 
-const optionalText = z.string().trim().max(500).optional();
+const optionalText = text().trim().max(500).optional();
 
 /** Spec §3: marketing attribution, named as the calls send it. */
 export const Attribution = z.object({
@@ -47,17 +51,17 @@ export const SignUpBody = Attribution.extend({
   hashPassword: HashPassword,
   firstName: PersonName,
   lastName: PersonName,
-  signupSource: z.string().trim().max(100).optional(),
+  signupSource: text().trim().max(100).optional(),
   phoneNumber: PhoneNumber.optional(),
   initialIntent: InitialIntent.optional(),
-  reCaptchaToken: z.string().max(4096).optional(),
-  redirectTo: z.string().max(2048).optional(),
+  reCaptchaToken: text().max(4096).optional(),
+  redirectTo: text().max(2048).optional(),
   hubspotToken: optionalText,
 });
 export const SignUpResponse = z.object({ userId: z.string(), redirectUrl: RedirectUrl.optional() });
 
 // account/resendVerification
-export const ResendVerificationBody = z.object({ email: Email, userId: z.string().max(100) });
+export const ResendVerificationBody = z.object({ email: Email, userId: text().max(100) });
 export const ResendVerificationResponse = Empty;
 
 // account/setupAccount/fields/{id} (GET): id is the emailed token
@@ -88,7 +92,7 @@ export const VerifyNewEmailBody = z.object({ token: Token, deviceId: DeviceId })
 export const VerifyNewEmailResponse = z.object({ otter: z.string() });
 
 // account/forgotPassword
-export const ForgotPasswordBody = z.object({ email: Email, reCaptchaToken: z.string().max(4096).optional() });
+export const ForgotPasswordBody = z.object({ email: Email, reCaptchaToken: text().max(4096).optional() });
 export const ForgotPasswordResponse = Empty;
 
 // account/resetPassword
@@ -96,22 +100,22 @@ export const ResetPasswordBody = z.object({ token: Token, hashPassword: HashPass
 export const ResetPasswordResponse = Empty;
 
 // account/socialAuth: starts Google sign-in; the server keeps the PKCE verifier for the state
-export const SocialAuthBody = z.object({ state: z.string().min(16).max(200) });
+export const SocialAuthBody = z.object({ state: text().min(16).max(200) });
 export const SocialAuthResponse = z.object({ url: z.string() });
 
 // Google code exchange
 export const GoogleExchangeBody = Attribution.extend({
-  authorizationCode: z.string().min(1).max(4096),
-  state: z.string().min(16).max(200),
+  authorizationCode: text().min(1).max(4096),
+  state: text().min(16).max(200),
   deviceId: DeviceId,
   initialIntent: InitialIntent.optional(),
   hubspotToken: optionalText,
-  signupSource: z.string().trim().max(100).optional(),
+  signupSource: text().trim().max(100).optional(),
   isMarketingTest: z.boolean().optional(),
   useTransferToken: z.boolean().optional(),
-  lastTouchUrl: z.string().max(2048).optional(),
-  clientAuthenticationPeriodId: z.string().max(100).optional(),
-  marketingTestData: z.string().max(2048).optional(),
+  lastTouchUrl: text().max(2048).optional(),
+  clientAuthenticationPeriodId: text().max(100).optional(),
+  marketingTestData: text().max(2048).optional(),
 });
 export const GoogleExchangeResponse = z.object({
   wasSignUp: z.boolean(),
@@ -127,13 +131,13 @@ export const ExchangeSsoTransferTokenResponse = z.object({ otter: z.string() });
 // SSO start
 export const SsoStartBody = z.object({
   email: SignInEmail,
-  clientAuthenticationPeriodId: z.string().max(100).optional(),
-  state: z.string().max(2048).optional(),
+  clientAuthenticationPeriodId: text().max(100).optional(),
+  state: text().max(2048).optional(),
 });
 export const SsoStartResponse = z.object({ url: z.string() });
 
 // community/discourseSso and community/termsAgreed (headers X-DeviceId and Authorization)
-export const DiscourseSsoBody = z.object({ ssoPayload: z.string().min(1).max(4096), signature: z.string().regex(/^[0-9a-f]{64}$/) });
+export const DiscourseSsoBody = z.object({ ssoPayload: text().min(1).max(4096), signature: text().regex(/^[0-9a-f]{64}$/) });
 export const DiscourseSsoResponse = z.object({ termsAgreed: z.boolean(), redirectUrl: RedirectUrl });
 export const TermsAgreedBody = Empty;
 export const TermsAgreedResponse = Empty;
@@ -142,7 +146,7 @@ export const TermsAgreedResponse = Empty;
 export const ExchangeOtterTokenBody = z.object({
   otterToken: Token,
   deviceId: DeviceId,
-  clientAuthenticationPeriodId: z.string().max(100).optional(),
+  clientAuthenticationPeriodId: text().max(100).optional(),
 });
 export const ExchangeOtterTokenResponse = z.object({ deviceToken: z.string() });
 

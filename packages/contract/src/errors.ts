@@ -15,6 +15,7 @@ export const ERROR_CODES = [
   'reCaptchaFail',
   // reset password, setup, verify
   'recentPassword',
+  'commonPassword',
   'invalidToken',
   'tokenExpired',
   'accountNotSetUp',
@@ -42,6 +43,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   rateLimitExeeded: 429,
   reCaptchaFail: 400,
   recentPassword: 409,
+  commonPassword: 400,
   invalidToken: 400,
   tokenExpired: 410,
   accountNotSetUp: 409,

@@ -42,18 +42,27 @@ export function cookieName(base: string, env: Environment): string {
   return env === 'prod' ? base : `${base}_${env}`;
 }
 
-function isLocalHost(hostname: string): boolean {
-  return hostname === 'localhost' || hostname === '127.0.0.1' || hostname === '[::1]' || /^\d+\.\d+\.\d+\.\d+$/.test(hostname);
+/** A developer's own machine: the only place a session cookie may travel over plain http. */
+function isLoopbackHost(hostname: string): boolean {
+  return hostname === 'localhost' || /^127\.\d+\.\d+\.\d+$/.test(hostname) || hostname === '[::1]';
 }
+
+/** An IP literal (a URL writes IPv6 in brackets): it has no parent domain to share. */
+function isIpHost(hostname: string): boolean {
+  return /^\d+\.\d+\.\d+\.\d+$/.test(hostname) || hostname.startsWith('[');
+}
+
+/** Where plain-http loopback is normal (a developer's machine, CI); never a deployment. */
+const LOOPBACK_HTTP_ENVIRONMENTS: readonly Environment[] = ['local', 'test'];
 
 /**
  * Spec §3: cookies are set on the parent domain (`auth.example.com` → `example.com`), so the
- * app's other sites see them. On localhost and bare IP addresses the cookie is host-only:
- * browsers refuse `Domain=localhost` (decision 0004).
+ * app's other sites see them. On localhost and IP addresses the cookie is host-only: browsers
+ * refuse `Domain=localhost`, and an address has no parent (decision 0004).
  */
 export function cookieDomain(hostname: string): string | undefined {
   const host = hostname.toLowerCase();
-  if (isLocalHost(host)) return undefined;
+  if (host === 'localhost' || isIpHost(host)) return undefined;
   const labels = host.split('.');
   return labels.length <= 2 ? host : labels.slice(-2).join('.');
 }
@@ -67,16 +76,19 @@ export interface CookieRules {
 }
 
 /**
- * Spec §3 and ARCHITECTURE.md: same-site strict, secure except on localhost, HttpOnly unless
- * the page's script must read the value (the XSRF token and the device id).
+ * Spec §3 and ARCHITECTURE.md: same-site strict, HttpOnly unless the page's script must read the
+ * value (the XSRF token and the device id), and Secure except on loopback in `local` and `test`.
+ * Any other host keeps Secure, an IP address included: a server reached as `http://203.0.113.5`
+ * would otherwise send the session token in clear over the network (decision 0004).
  */
-export function cookieRules(hostname: string, scriptReadable: boolean): CookieRules {
-  const domain = cookieDomain(hostname);
+export function cookieRules(hostname: string, env: Environment, scriptReadable: boolean): CookieRules {
+  const host = hostname.toLowerCase();
+  const domain = cookieDomain(host);
   return {
     ...(domain === undefined ? {} : { domain }),
     path: '/',
     sameSite: 'strict',
-    secure: !isLocalHost(hostname.toLowerCase()),
+    secure: !(isLoopbackHost(host) && LOOPBACK_HTTP_ENVIRONMENTS.includes(env)),
     httpOnly: !scriptReadable,
   };
 }

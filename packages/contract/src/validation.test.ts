@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { SignUpBody } from './calls.js';
-import { isValidEmail, normalizeEmail, passwordLengthOk, signInReady } from './validation.js';
+import { z } from 'zod';
+import { CALLS, SignUpBody } from './calls.js';
+import { hasControlCharacters, isValidEmail, normalizeEmail, passwordLengthOk, signInReady } from './validation.js';
 
 describe('email pattern (spec §5)', () => {
   it.each([
@@ -67,5 +68,54 @@ describe('password and sign-in rules (spec §5)', () => {
     expect(result.success).toBe(false);
     const fields = result.error?.issues.map((issue) => issue.path.join('.')).sort();
     expect(fields).toEqual(['email', 'firstName']);
+  });
+});
+
+/** NUL, other C0 controls, DEL, a C1 control (NEL) and a lone surrogate. */
+const CONTROL_SAMPLES = ['\u0000', '\u0001', '\n', '\u001b', '\u007f', '\u0085', '\ud800', '\udc00'];
+
+/**
+ * The free-text string properties of an object schema (enums have their own closed list), read
+ * from its JSON Schema so that a field added later is walked too.
+ */
+function stringFields(schema: z.ZodType): string[] {
+  const json = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' });
+  const properties = (json.properties ?? {}) as Record<string, { type?: unknown; enum?: unknown }>;
+  return Object.entries(properties)
+    .filter(([, property]) => property.type === 'string' && property.enum === undefined)
+    .map(([name]) => name);
+}
+
+describe('control characters (no request text reaches storage with one)', () => {
+  it.each(CONTROL_SAMPLES.map((character) => [JSON.stringify(character), character]))('refuses %s', (_, character) => {
+    expect(hasControlCharacters(`Ann${character}Lee`)).toBe(true);
+  });
+
+  it('accepts ordinary text in any script, emoji included', () => {
+    for (const value of ['Ann Lee', 'Zoë Ødegård', '李小龙', 'Ἀθηνᾶ', '🔑 key', 'non\u00a0breaking', '']) {
+      expect(hasControlCharacters(value)).toBe(false);
+    }
+  });
+
+  const schemas = Object.entries(CALLS).flatMap(([name, call]) =>
+    (['body', 'params'] as const).flatMap((part) => {
+      const schema: z.ZodType | undefined = part in call ? (call as Partial<Record<typeof part, z.ZodType>>)[part] : undefined;
+      return schema === undefined ? [] : stringFields(schema).map((field) => ({ label: `${name} ${part}.${field}`, schema, field }));
+    }),
+  );
+
+  it('finds the text fields of every call', () => {
+    expect(schemas.length).toBeGreaterThan(40);
+    expect(schemas.map((entry) => entry.label)).toContain('signup body.firstName');
+  });
+
+  // The field's own pattern (a token's alphabet, say) may refuse the value too; what is checked
+  // is that the control-character rule itself holds on every field, so none depends on luck.
+  it.each(schemas)('$label refuses every control character', ({ schema, field }) => {
+    for (const character of CONTROL_SAMPLES) {
+      const result = schema.safeParse({ [field]: `Ann${character}Lee` });
+      const messages = result.error?.issues.filter((issue) => issue.path[0] === field).map((issue) => issue.message);
+      expect(messages, JSON.stringify(character)).toContain('must not contain control characters');
+    }
   });
 });

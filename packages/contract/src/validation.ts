@@ -44,3 +44,16 @@ export function signInReady(email: string, password: string): boolean {
 
 /** Spec §9: generated random ids (device ids) are 12 characters. */
 export const RANDOM_ID_PATTERN = /^[A-Za-z0-9_-]{12}$/;
+
+/**
+ * What no text in a request may contain: C0 and C1 controls and DEL (`\p{Cc}`), and UTF-16
+ * surrogates outside a pair (with the `u` flag `\p{Cs}` matches only lone ones). PostgreSQL
+ * refuses NUL and lone surrogates in text, which turned such input into a 500 on only the paths
+ * that store it (an account-existence oracle); the rest have no place in a name, id or token and
+ * are how log and header injection begin.
+ */
+export const NO_CONTROL_CHARACTERS = /^[^\p{Cc}\p{Cs}]*$/u;
+
+export function hasControlCharacters(value: string): boolean {
+  return !NO_CONTROL_CHARACTERS.test(value);
+}

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, buildRuntimeConfig, loadConfig, lookupServerUrl } from './config.js';
 
 const CWD = '/srv/foyer';
-const load = (env: Record<string, string>) => loadConfig(env, CWD);
+// Deployed environments require SECRET_KEY (decision 0012; tested in outbox.crypto.test.ts).
+const load = (env: Record<string, string>) => loadConfig({ SECRET_KEY: 'a-secret-key-of-at-least-32-characters', ...env }, CWD);
 
 function errorOf(env: Record<string, string>): string {
   try {
@@ -149,4 +150,33 @@ describe('buildRuntimeConfig', () => {
     const runtime = buildRuntimeConfig(load({ FOYER_ENV: 'prod', PUBLIC_URL: 'https://auth.foyer.app' }), noLog);
     expect(runtime.defaultHome).toBe('https://app.foyer.app');
   });
+});
+
+describe('settings that must not weaken a deployment', () => {
+  const prod = { FOYER_ENV: 'prod', PUBLIC_URL: 'https://auth.foyer.app', SECRET_KEY: 'k'.repeat(32) };
+
+  it('refuses RATE_LIMITS=off in prod, and allows it elsewhere (the benchmark harness)', () => {
+    expect(errorOf({ ...prod, RATE_LIMITS: 'off' })).toContain('RATE_LIMITS: must not be off when FOYER_ENV=prod');
+    expect(load({ ...prod, FOYER_ENV: 'staging', RATE_LIMITS: 'off' }).rateLimits).toBe(false);
+    expect(load({ RATE_LIMITS: 'off' }).rateLimits).toBe(false);
+  });
+
+  it('reads TRUST_PROXY as nothing, a hop count or proxy addresses', () => {
+    expect(load({}).trustProxy).toBe(false);
+    expect(load({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);
+    expect(load({ TRUST_PROXY: '0' }).trustProxy).toBe(false);
+    expect(load({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(load({ TRUST_PROXY: '10.0.0.0/8, 192.168.1.10,fd00::/8 ,::1' }).trustProxy).toEqual(['10.0.0.0/8', '192.168.1.10', 'fd00::/8', '::1']);
+  });
+
+  it('refuses TRUST_PROXY=true, which trusts the address the client writes, saying what to give', () => {
+    expect(errorOf({ TRUST_PROXY: 'true' })).toMatch(/TRUST_PROXY: .*number of proxies.*addresses\/CIDRs/);
+  });
+
+  it.each([['junk'], ['10.0.0.0/33'], ['0.0.0.0/0'], ['::/0'], ['10.0.0.1,,10.0.0.2'], ['10.0.0.1/8/8'], ['300.1.1.1'], ['11'], ['-1'], ['1.5']])(
+    'refuses TRUST_PROXY=%s, naming the variable',
+    (value) => {
+      expect(errorOf({ TRUST_PROXY: value })).toContain('TRUST_PROXY: ');
+    },
+  );
 });

@@ -1,4 +1,4 @@
-import { isAbsolute, resolve } from 'node:path';
+import { dirname, isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   APP_ROUTES,
@@ -14,6 +14,7 @@ import {
   type ServerUrls,
 } from '@foyer/contract';
 import { z } from 'zod';
+import { parseTrustProxy, type TrustProxy } from './lib/trust-proxy.js';
 import { deployedServerUrls, localServerUrls } from './server-urls.js';
 
 /** Environments that run on the public internet: real TLS, HSTS, required PUBLIC_URL. */
@@ -50,7 +51,15 @@ const EnvSchema = z
     // OWASP password storage cheat sheet: argon2id m=19 MiB, t=2, p=1 (ASVS V11.4.2).
     ARGON2_MEMORY_KIB: int(64, 4 * 1024 * 1024).default(19456),
     ARGON2_TIME: int(1, 100).default(2),
-    TRUST_PROXY: z.enum(['true', 'false']).default('false'),
+    // Decision 0013: a hop count or the proxies' addresses; `true` is refused.
+    TRUST_PROXY: z
+      .string()
+      .optional()
+      .transform((value, ctx) => {
+        const parsed = parseTrustProxy(value);
+        if (!parsed.ok) ctx.addIssue({ code: 'custom', message: parsed.message });
+        return parsed.ok ? parsed.value : false;
+      }),
     // Mail (decision 0009): SMTP when set; otherwise the local dev mailbox, or queued until set.
     SMTP_URL: z.string().regex(/^smtps?:\/\/[^\s]+$/, 'must be an smtp:// or smtps:// URL').optional(),
     MAIL_FROM: z.string().min(3).max(200).optional(),
@@ -59,6 +68,14 @@ const EnvSchema = z
     // Decision 0010: `off` disables every rate limit (the benchmark harness only); logged at warn.
     RATE_LIMITS: z.enum(['on', 'off']).default('on'),
     RECAPTCHA_VERIFY_URL: z.url({ protocol: /^https?$/ }).default('https://www.google.com/recaptcha/api/siteverify'),
+    // Decision 0011: every wait has a deadline; slow clients and frozen dependencies are cut off.
+    DATABASE_CONNECT_TIMEOUT_MS: int(100, 120_000).default(5000),
+    DATABASE_TIMEOUT_MS: int(100, 600_000).default(5000),
+    REQUEST_TIMEOUT_MS: int(500, 600_000).default(15_000),
+    MAX_CONNECTIONS: int(1, 1_000_000).default(10_000),
+    SHUTDOWN_GRACE_MS: int(100, 600_000).default(10_000),
+    // Decision 0012: seals mail at rest. Required where it is deployed; never logged.
+    SECRET_KEY: z.string().min(32, 'must be at least 32 characters').optional(),
   })
   .superRefine((env, ctx) => {
     if (isDeployed(env.FOYER_ENV)) {
@@ -81,6 +98,13 @@ const EnvSchema = z
     // without it would refuse every sign-up, so it fails at boot instead.
     if (isDeployed(env.FOYER_ENV) && env.RECAPTCHA_SITE_KEY !== undefined && env.RECAPTCHA_SECRET === undefined) {
       ctx.addIssue({ code: 'custom', path: ['RECAPTCHA_SECRET'], message: 'is required when RECAPTCHA_SITE_KEY is set' });
+    }
+    if (isDeployed(env.FOYER_ENV) && env.SECRET_KEY === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['SECRET_KEY'], message: `is required when FOYER_ENV=${env.FOYER_ENV}` });
+    }
+    // Decision 0010: the limits are all that slow credential stuffing from many accounts at once.
+    if (env.FOYER_ENV === 'prod' && env.RATE_LIMITS === 'off') {
+      ctx.addIssue({ code: 'custom', path: ['RATE_LIMITS'], message: 'must not be off when FOYER_ENV=prod' });
     }
     if (env.SESSION_IDLE_DAYS > env.SESSION_ABSOLUTE_DAYS) {
       ctx.addIssue({ code: 'custom', path: ['SESSION_IDLE_DAYS'], message: 'must not exceed SESSION_ABSOLUTE_DAYS' });
@@ -110,13 +134,33 @@ export interface Config {
   logLevel: (typeof LOG_LEVELS)[number];
   webDist: string;
   argon2: { memoryCost: number; timeCost: number; parallelism: number };
-  trustProxy: boolean;
+  trustProxy: TrustProxy;
   mail: MailConfig;
   /** Rate-limit counters live here when set (shared by every instance); in memory otherwise. */
   redisUrl?: string;
   /** False only with RATE_LIMITS=off: no request is ever refused with rateLimitExeeded. */
   rateLimits: boolean;
   reCaptchaVerifyUrl: string;
+  /** Decision 0011: connect and per-statement deadlines (SQLite's lock wait too); then 503. */
+  databaseTimeouts: { connectMs: number; statementMs: number };
+  /** Decision 0011: a whole request (headers and body) must arrive within requestTimeoutMs. */
+  http: { requestTimeoutMs: number; maxConnections: number };
+  /** Decision 0011: shutdown waits this long for requests and mail in flight, then exits anyway. */
+  shutdownGraceMs: number;
+  secret: SecretSource;
+}
+
+/**
+ * Where the server's secret comes from (decision 0012): SECRET_KEY; without it, a key the local
+ * environment generates once into its data directory, or the fixed key of `test`.
+ */
+export type SecretSource = { kind: 'env'; value: string } | { kind: 'localFile'; path: string } | { kind: 'test' };
+
+function secretSource(env: { FOYER_ENV: Environment; SECRET_KEY?: string | undefined }, database: DatabaseConfig, cwd: string): SecretSource {
+  if (env.SECRET_KEY !== undefined) return { kind: 'env', value: env.SECRET_KEY };
+  if (env.FOYER_ENV === 'test') return { kind: 'test' };
+  const dataDir = database.kind === 'sqlite' && database.filename !== ':memory:' ? dirname(database.filename) : resolve(cwd, 'data');
+  return { kind: 'localFile', path: resolve(dataDir, 'secret-key') };
 }
 
 export interface MailConfig {
@@ -166,13 +210,14 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env, cwd: string 
   const deployed = isDeployed(env.FOYER_ENV);
   const publicUrl = (env.PUBLIC_URL ?? `http://localhost:${env.PORT}`).replace(/\/$/, '');
   const defaults = deployed ? deployedServerUrls(env.FOYER_ENV, publicUrl) : localServerUrls(publicUrl);
+  const database = parseDatabaseUrl(env.DATABASE_URL, cwd);
   return {
     env: env.FOYER_ENV,
     port: env.PORT,
     host: env.HOST ?? (deployed ? '0.0.0.0' : 'localhost'),
     publicUrl,
     publicHostname: new URL(publicUrl).hostname,
-    database: parseDatabaseUrl(env.DATABASE_URL, cwd),
+    database,
     serverUrls: { ...defaults, ...parseServerUrls(env.SERVER_URLS) },
     flags: { ...FLAG_DEFAULTS, ...parseFlagOverrides(env.FLAGS) },
     ...(env.RECAPTCHA_SITE_KEY === undefined ? {} : { reCaptchaSiteKey: env.RECAPTCHA_SITE_KEY }),
@@ -183,7 +228,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env, cwd: string 
     logLevel: env.LOG_LEVEL ?? (env.FOYER_ENV === 'test' ? 'silent' : 'info'),
     webDist: env.WEB_DIST === undefined ? resolve(SERVER_PACKAGE_DIR, '../web/dist') : resolve(cwd, env.WEB_DIST),
     argon2: { memoryCost: env.ARGON2_MEMORY_KIB, timeCost: env.ARGON2_TIME, parallelism: 1 },
-    trustProxy: env.TRUST_PROXY === 'true',
+    trustProxy: env.TRUST_PROXY,
     mail: {
       ...(env.SMTP_URL === undefined ? {} : { smtpUrl: env.SMTP_URL }),
       from: env.MAIL_FROM ?? `Foyer <no-reply@${new URL(publicUrl).hostname}>`,
@@ -192,6 +237,10 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env, cwd: string 
     ...(env.REDIS_URL === undefined ? {} : { redisUrl: env.REDIS_URL }),
     rateLimits: env.RATE_LIMITS === 'on',
     reCaptchaVerifyUrl: env.RECAPTCHA_VERIFY_URL,
+    databaseTimeouts: { connectMs: env.DATABASE_CONNECT_TIMEOUT_MS, statementMs: env.DATABASE_TIMEOUT_MS },
+    http: { requestTimeoutMs: env.REQUEST_TIMEOUT_MS, maxConnections: env.MAX_CONNECTIONS },
+    shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
+    secret: secretSource(env, database, cwd),
   };
 }
 

@@ -52,7 +52,7 @@ describe.skipIf(!postgres)('two server processes on one PostgreSQL (server-postg
     url.pathname = `/${databaseName}`;
     databaseUrl = url.toString();
     await adminQuery(adminUrl, `create database ${databaseName}`);
-    const env = { DATABASE_URL: databaseUrl, TRUST_PROXY: 'true', ...ARGON2, ...(redis ? { REDIS_URL: TEST_REDIS_URL } : {}) };
+    const env = { DATABASE_URL: databaseUrl, TRUST_PROXY: '1', ...ARGON2, ...(redis ? { REDIS_URL: TEST_REDIS_URL } : {}) };
     servers = await Promise.all([ServerProcess.start(env), ServerProcess.start(env)]);
     await Promise.all(servers.map((server) => server.ready()));
     database = openDatabase({ kind: 'postgres', connectionString: databaseUrl }, { max: 2 });

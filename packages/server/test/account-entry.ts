@@ -1,5 +1,6 @@
 import { API_BASE, CALLS, ROUTES, callUrl } from '@foyer/contract';
 import type { LightMyRequestResponse } from 'fastify';
+import { openMail, outboxKeyOf } from '../src/features/mail/outbox.crypto.js';
 import { listOutbox, type OutboxRow } from '../src/features/mail/outbox.repo.js';
 import { SETUP_TOKENS, issueToken } from '../src/features/setup/tokens.js';
 import { sha256Hex } from '../src/lib/crypto.js';
@@ -52,9 +53,21 @@ export function postSignUp(
   return postJson(t, SIGNUP_URL, body, options);
 }
 
-/** Outbox rows to an address (as typed at sign-up), oldest first. */
-export function mailsTo(t: TestApp, to: string, kind?: string): Promise<OutboxRow[]> {
-  return listOutbox(t.db, { to, ...(kind === undefined ? {} : { kind }) });
+/** An outbox row with its sealed content opened; the parts are empty once delivered (deleted). */
+export interface OutboxMail extends Omit<OutboxRow, 'sealed_content'> {
+  subject: string;
+  text_body: string;
+  html_body: string;
+}
+
+/** Outbox rows to an address (as typed at sign-up), oldest first, opened with the app's key. */
+export async function mailsTo(t: TestApp, to: string, kind?: string): Promise<OutboxMail[]> {
+  const key = outboxKeyOf(t.config);
+  const rows = await listOutbox(t.db, { to, ...(kind === undefined ? {} : { kind }) });
+  return rows.map(({ sealed_content: sealed, ...row }) => {
+    const content = sealed === null ? undefined : openMail(key, { id: row.id, to: row.to_address }, sealed);
+    return { ...row, subject: content?.subject ?? '', text_body: content?.text ?? '', html_body: content?.html ?? '' };
+  });
 }
 
 type LinkRoute = 'verifyEmail' | 'setupAccount';

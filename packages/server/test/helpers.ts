@@ -106,11 +106,16 @@ export function testConfig(env: Record<string, string> = {}): Config {
     PORT: '8080',
     ARGON2_MEMORY_KIB: '1024',
     ARGON2_TIME: '1',
-    LOG_LEVEL: 'silent',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     WEB_DIST: join(tmpdir(), `foyer-no-web-dist-${randomBytes(6).toString('hex')}`),
+    // Deployed environments require SECRET_KEY, and `local` would make a key file in the
+    // working directory: other environments get this one (`test` has its fixed key).
+    ...(env.FOYER_ENV !== undefined && env.FOYER_ENV !== 'test' ? { SECRET_KEY: OTHER_ENV_SECRET_KEY } : {}),
     ...env,
   });
 }
+
+const OTHER_ENV_SECRET_KEY = 'a-test-secret-key-for-the-other-environments';
 
 export interface TestApp {
   app: FastifyInstance;

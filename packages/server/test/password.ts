@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { API_BASE, CALLS, ROUTES } from '@foyer/contract';
 import type { LightMyRequestResponse } from 'fastify';
-import { listOutbox } from '../src/features/mail/outbox.repo.js';
 import { sha256Hex } from '../src/lib/crypto.js';
-import { postJson } from './account-entry.js';
+import { mailsTo, postJson } from './account-entry.js';
 import type { TestApp } from './helpers.js';
 
 /** Helpers for forgot- and reset-password tests. */
@@ -38,10 +37,10 @@ export function resetTokenIn(text: string): string {
  * queued in the same millisecond of the manual clock have no order, so it is found by id).
  */
 export async function requestResetToken(t: TestApp, email: string, options: RequestOptions = {}): Promise<string> {
-  const before = new Set((await listOutbox(t.db, { to: email, kind: 'passwordReset' })).map((row) => row.id));
+  const before = new Set((await mailsTo(t, email, 'passwordReset')).map((row) => row.id));
   const response = await postForgot(t, { email }, options);
   if (response.statusCode !== 200) throw new Error(`forgotPassword failed: ${response.statusCode} ${response.body}`);
-  const fresh = (await listOutbox(t.db, { to: email, kind: 'passwordReset' })).filter((row) => !before.has(row.id));
+  const fresh = (await mailsTo(t, email, 'passwordReset')).filter((row) => !before.has(row.id));
   const mail = fresh[0];
   if (fresh.length !== 1 || mail === undefined) throw new Error(`expected one new reset mail to ${email}, found ${fresh.length}`);
   return resetTokenIn(mail.text_body);

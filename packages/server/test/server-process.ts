@@ -69,7 +69,7 @@ export class ServerProcess {
     }
   }
 
-  /** A POST as the web app sends it (JSON, XSRF pair), from `clientAddress` (TRUST_PROXY=true). */
+  /** A POST as the web app sends it (JSON, XSRF pair), from `clientAddress` (TRUST_PROXY=1). */
   async post(path: string, body: object, clientAddress: string): Promise<{ status: number; body: unknown; retryAfter: string | null }> {
     const xsrf = randomToken();
     const response = await fetch(`${this.url}${API_BASE}${path}`, {

@@ -8,17 +8,32 @@ export interface CapturedMail extends ParsedMail {
   raw: string;
 }
 
+export interface SmtpCaptureOptions {
+  /** Requires SMTP AUTH with these (over the plain connection, as on a local relay). */
+  credentials?: { user: string; pass: string };
+  /** How long the server takes to accept each message after its data (a slow relay). */
+  delayMs?: number;
+  /** Takes each message's data and never answers: a server frozen mid-DATA. */
+  freezeAtData?: boolean;
+}
+
 /**
  * A real SMTP server on 127.0.0.1 that keeps what it receives (STYLE.md: real SMTP in tests).
- * It can be stopped and started again on the same port, to play an SMTP outage. When given
- * credentials it requires them (SMTP AUTH over the plain connection, as on a local relay).
+ * It can be stopped and started again on the same port, to play an SMTP outage; stopping drops
+ * open connections at once, as an outage does.
  */
 export class SmtpCapture {
   readonly messages: CapturedMail[] = [];
+  /** The most messages it was accepting at the same moment. */
+  maxConcurrent = 0;
+  private concurrent = 0;
   private server: SMTPServer | undefined;
   private port = 0;
+  private readonly credentials: { user: string; pass: string } | undefined;
 
-  constructor(private readonly credentials?: { user: string; pass: string }) {}
+  constructor(private readonly options: SmtpCaptureOptions = {}) {
+    this.credentials = options.credentials;
+  }
 
   get url(): string {
     const auth = this.credentials === undefined ? '' : `${encodeURIComponent(this.credentials.user)}:${encodeURIComponent(this.credentials.pass)}@`;
@@ -28,8 +43,10 @@ export class SmtpCapture {
   /** Listens on the given port, or on the one it had before, or on a free one. */
   async start(port: number = this.port): Promise<void> {
     const credentials = this.credentials;
+    const { delayMs = 0, freezeAtData = false } = this.options;
     const server = new SMTPServer({
       logger: false,
+      closeTimeout: 50,
       disabledCommands: credentials === undefined ? ['STARTTLS', 'AUTH'] : ['STARTTLS'],
       authOptional: credentials === undefined,
       allowInsecureAuth: true,
@@ -43,10 +60,16 @@ export class SmtpCapture {
       onData: (stream, session, callback) => {
         const chunks: Buffer[] = [];
         stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+        this.concurrent += 1;
+        this.maxConcurrent = Math.max(this.maxConcurrent, this.concurrent);
         stream.on('end', () => {
-          const raw = Buffer.concat(chunks).toString('utf8');
-          this.messages.push({ ...parseMime(raw), to: session.envelope.rcptTo.map((rcpt) => rcpt.address), raw });
-          callback();
+          if (freezeAtData) return;
+          setTimeout(() => {
+            this.concurrent -= 1;
+            const raw = Buffer.concat(chunks).toString('utf8');
+            this.messages.push({ ...parseMime(raw), to: session.envelope.rcptTo.map((rcpt) => rcpt.address), raw });
+            callback();
+          }, delayMs);
         });
       },
     });

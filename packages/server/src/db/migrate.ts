@@ -4,6 +4,8 @@ import * as initial from './migrations/001-initial.js';
 import * as mailOutbox from './migrations/002-mail-outbox.js';
 import * as signupAndOrganizations from './migrations/003-signup-and-organizations.js';
 import * as passwordHistory from './migrations/004-password-history.js';
+import * as pendingSignups from './migrations/005-pending-signups.js';
+import * as outboxEncryption from './migrations/006-outbox-encryption.js';
 
 /**
  * Every migration, in order, compiled into the service: no directory scanning, so the built
@@ -14,6 +16,8 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Migrat
   ['002-mail-outbox', mailOutbox],
   ['003-signup-and-organizations', signupAndOrganizations],
   ['004-password-history', passwordHistory],
+  ['005-pending-signups', pendingSignups],
+  ['006-outbox-encryption', outboxEncryption],
 ];
 
 const provider: MigrationProvider = {

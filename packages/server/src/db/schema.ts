@@ -57,9 +57,11 @@ export interface MailOutboxTable {
   kind: string;
   to_address: string;
   locale: string;
-  subject: string;
-  text_body: string;
-  html_body: string;
+  /**
+   * Migration 006 (decision 0012): subject, text and HTML parts sealed with AES-256-GCM under a key
+   * from SECRET_KEY, bound to the row's id and recipient; null once the mail is delivered.
+   */
+  sealed_content: string | null;
   created_at: number;
   attempts: number;
   next_attempt_at: number;
@@ -109,6 +111,8 @@ export interface EmailTokensTable {
   created_at: number;
   expires_at: number;
   used_at: number | null;
+  /** Migration 005: the sign-up whose credential a verification link activates; null otherwise. */
+  signup_id: string | null;
 }
 
 /** One row per sign-up request; its id is the opaque `userId` the sign-up call answers. */
@@ -118,6 +122,17 @@ export interface SignupAttemptsTable {
   /** The account this attempt created; null when the email already had one. */
   user_id: string | null;
   created_at: number;
+  /**
+   * Migration 005 (decision 0014): this sign-up's own credential and names, pending until one of
+   * its links verifies the email. Null once another sign-up of the email was verified (dropped),
+   * and on attempts made before the migration.
+   */
+  password_hash: string | null;
+  first_name: string | null;
+  last_name: string | null;
+  phone_number: string | null;
+  /** What the attempt mailed: 'verification', 'notice', or null (nothing, the notice was capped). */
+  mailed: string | null;
 }
 
 /** Marketing attribution and intent captured at sign-up or setup (spec §3, §7). */

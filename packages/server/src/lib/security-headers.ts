@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { API_BASE, SSO_BASE, type ErrorBody } from '@foyer/contract';
 import type { FastifyInstance } from 'fastify';
 import helmet, { type HelmetOptions } from 'helmet';
 import { isDeployed, type Config } from '../config.js';
@@ -16,7 +17,8 @@ const RECAPTCHA_FRAME_SOURCES = ['https://www.google.com/recaptcha/', 'https://r
  * Security headers on every answer. A strict CSP without 'unsafe-inline' (the page's inline
  * config is `type="application/json"`, which CSP does not execute); no referrer, because emailed
  * links carry tokens in the path; HSTS only where TLS is real (never on localhost, where it
- * would pin the browser to https for every local project).
+ * would pin the browser to https for every local project). Also refuses requests whose headers
+ * carry characters HTTP forbids, and keeps API answers out of every cache (decision 0015).
  */
 export async function registerSecurityHeaders(app: FastifyInstance, config: Config): Promise<void> {
   const headers = helmetHeaders({
@@ -48,6 +50,46 @@ export async function registerSecurityHeaders(app: FastifyInstance, config: Conf
   app.addHook('onRequest', (_request, reply, done) => {
     void reply.headers(headers);
     done();
+  });
+  refuseForbiddenHeaderCharacters(app);
+  forbidCachingOfAccountAnswers(app);
+}
+
+/** Answers of these paths are about one person: their account, their session token. */
+const PRIVATE_PREFIXES = [`${API_BASE}/`, `${SSO_BASE}/`];
+
+/**
+ * `no-store` on every API and SSO answer, errors and 404s included: they carry the session token
+ * (`otter`), the account's name and email, or say whether someone is signed in, and a shared
+ * cache or the browser's back-forward cache must not keep them for the next person. onSend sees
+ * every answer, also those the error handler and the not-found handler write.
+ */
+function forbidCachingOfAccountAnswers(app: FastifyInstance): void {
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (PRIVATE_PREFIXES.some((prefix) => request.url.startsWith(prefix))) void reply.header('cache-control', 'no-store');
+    done(null, payload);
+  });
+}
+
+/**
+ * The controls RFC 9110 §5.5 forbids in a field value: all of C0 except tab, and DEL. Node's
+ * parser refuses them on the wire, but not every way in does (an HTTP/2 front end, injected
+ * requests); a header such as X-DeviceId or User-Agent would then carry a NUL to PostgreSQL.
+ */
+// eslint-disable-next-line no-control-regex -- matching control characters is this rule's purpose.
+const FORBIDDEN_IN_HEADER = /[\u0000-\u0008\u000a-\u001f\u007f]/;
+
+function refuseForbiddenHeaderCharacters(app: FastifyInstance): void {
+  app.addHook('onRequest', (request, reply, done) => {
+    const fields = Object.entries(request.headers)
+      .filter(([, value]) => (Array.isArray(value) ? value : [value ?? '']).some((item) => FORBIDDEN_IN_HEADER.test(item)))
+      .map(([name]) => name);
+    if (fields.length === 0) {
+      done();
+      return;
+    }
+    const body: ErrorBody = { errorMessage: 'invalidRequest', fields };
+    void reply.code(400).send(body);
   });
 }
 

@@ -32,7 +32,7 @@ function cookieToken(request: FastifyRequest): string | undefined {
  */
 export function ensureXsrfCookie(request: FastifyRequest, reply: FastifyReply, config: Config): void {
   if (cookieToken(request) !== undefined) return;
-  const { path, sameSite, secure } = cookieRules(config.publicHostname, true);
+  const { path, sameSite, secure } = cookieRules(config.publicHostname, config.env, true);
   reply.setCookie(XSRF_COOKIE, randomToken(), { path, sameSite, secure, httpOnly: false });
 }
 

@@ -104,6 +104,8 @@ export function globalErrorKey(code: FailureCode): MessageKey {
       return 'error.requestAborted';
     case 'rateLimitExeeded':
       return 'error.rateLimitExeeded';
+    case 'commonPassword':
+      return 'error.commonPassword';
     default:
       return 'error.unexpected';
   }

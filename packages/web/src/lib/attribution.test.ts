@@ -24,6 +24,11 @@ describe('arrival details for sign-up and setup (spec §3, §7)', () => {
     expect(signupSource(new URLSearchParams('signupSource=%20'))).toBe('auth/sign-up/email');
     expect(signupSource(new URLSearchParams({ signupSource: 'x'.repeat(101) }))).toBe('auth/sign-up/email');
     expect(signupSource(new URLSearchParams(''))).toBe('auth/sign-up/email');
+    expect(signupSource(new URLSearchParams('signupSource=auth%0A/x'))).toBe('auth/sign-up/email');
+  });
+
+  it('leaves out a tracking value with a control character, which the service would refuse', () => {
+    expect(attributionFromQuery(new URLSearchParams('utm_source=news%0Aletter&utm_medium=email&gclid=a%00b'))).toEqual({ utmMedium: 'email' });
   });
 
   it('reads the marketing tracker cookie and the stored marketing-test flag', () => {

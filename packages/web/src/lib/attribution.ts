@@ -1,4 +1,4 @@
-import { ATTRIBUTION_PARAMS, PLAN_INTENTS, SIGNUP_SOURCES, STORAGE_KEYS, type PlanIntent } from '@foyer/contract/core';
+import { ATTRIBUTION_PARAMS, PLAN_INTENTS, SIGNUP_SOURCES, STORAGE_KEYS, hasControlCharacters, type PlanIntent } from '@foyer/contract/core';
 import type { CallBody } from './api';
 import { readCookie, readItem } from './storage';
 
@@ -21,9 +21,12 @@ const FIELD_OF: Record<AttributionParam, keyof Attribution> = {
 const MAX_ATTRIBUTION_LENGTH = 500;
 const MAX_SIGNUP_SOURCE_LENGTH = 100;
 
+// The same reasoning for control characters (a `%0A` in a campaign link): the server refuses
+// them in every field, so such a value is left out rather than failing the sign-up.
 function clipped(value: string | null | undefined, max: number): string | undefined {
   const trimmed = value?.trim() ?? '';
-  return trimmed === '' ? undefined : trimmed.slice(0, max);
+  if (trimmed === '' || hasControlCharacters(trimmed)) return undefined;
+  return trimmed.slice(0, max);
 }
 
 /** Marketing attribution from the query; parameters that are absent or empty are left out. */
@@ -45,7 +48,7 @@ export function planIntent(params: URLSearchParams): PlanIntent | undefined {
 /** Spec §3: the query's `signupSource`, else the email-auth value. */
 export function signupSource(params: URLSearchParams): string {
   const source = params.get('signupSource')?.trim() ?? '';
-  return source === '' || source.length > MAX_SIGNUP_SOURCE_LENGTH ? SIGNUP_SOURCES.email : source;
+  return source === '' || source.length > MAX_SIGNUP_SOURCE_LENGTH || hasControlCharacters(source) ? SIGNUP_SOURCES.email : source;
 }
 
 /** Spec §7: the marketing tracker's visitor token, from its `hubspotutk` cookie, when present. */

@@ -1,3 +1,4 @@
+import { BlockList, isIP } from 'node:net';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Config } from '../../config.js';
@@ -10,9 +11,31 @@ import { findDevMailboxMessage, listDevMailbox, type DevMailboxRow } from './out
 export const DEV_MAILBOX_PATH = '/dev/mailbox';
 const SHOWN = 100;
 
-/** Only where nobody but the developer can reach it, and only when mail goes nowhere else. */
-export function devMailboxEnabled(config: Pick<Config, 'env' | 'mail'>): boolean {
-  return config.env === 'local' && config.mail.smtpUrl === undefined;
+const LOOPBACK = new BlockList();
+LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
+LOOPBACK.addAddress('::1', 'ipv6');
+LOOPBACK.addSubnet('::ffff:127.0.0.0', 104, 'ipv6');
+
+/** 127.0.0.0/8, ::1 (in any spelling) or `localhost`: reachable from this machine only. */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  if (bare === 'localhost') return true;
+  const family = isIP(bare);
+  return family !== 0 && LOOPBACK.check(bare, family === 4 ? 'ipv4' : 'ipv6');
+}
+
+/**
+ * Only where nobody but the developer can reach it: the local environment bound to a loopback
+ * address (it shows live sign-up and reset links), and only when mail goes nowhere else.
+ */
+export function devMailboxEnabled(config: Pick<Config, 'env' | 'mail' | 'host'>): boolean {
+  return config.env === 'local' && config.mail.smtpUrl === undefined && isLoopbackHost(config.host);
+}
+
+/** The boot warning when the local environment would have served it but binds beyond loopback. */
+export function devMailboxRefusedReason(config: Pick<Config, 'env' | 'mail' | 'host'>): string | undefined {
+  if (config.env !== 'local' || config.mail.smtpUrl !== undefined || isLoopbackHost(config.host)) return undefined;
+  return `HOST=${config.host} is not a loopback address: the dev mailbox (${DEV_MAILBOX_PATH}) is not served and mail waits in the outbox; bind to 127.0.0.1 or set SMTP_URL`;
 }
 
 export const DevMailboxMessage = z.object({
@@ -83,7 +106,7 @@ function page(messages: Array<z.infer<typeof DevMailboxMessage>>): string {
 
 /**
  * The local dev mailbox (decision 0009). Registered only when devMailboxEnabled: in every other
- * environment, and whenever SMTP_URL is set, these paths are plain 404s. Everything shown is
+ * environment, on a non-loopback bind, and whenever SMTP_URL is set, these paths are plain 404s. Everything shown is
  * escaped; the page keeps to the site's CSP (its style sheet is a file, no inline script).
  */
 export const devMailboxRoutes: FastifyPluginAsyncZod = async (app) => {

@@ -1,8 +1,9 @@
 import { Writable } from 'node:stream';
 import Fastify from 'fastify';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { eventually, postSignUp, signUpBody } from '../../../test/account-entry.js';
-import { ManualClock, createTestApp, createTestDatabase, dbUnavailable, type TestApp } from '../../../test/helpers.js';
+import { ManualClock, createTestApp, createTestDatabase, dbUnavailable, testConfig, type TestApp } from '../../../test/helpers.js';
+import { buildApp } from '../../app.js';
 import type { Database } from '../../db/database.js';
 import { DEV_MAILBOX_PATH, DevMailboxResponse } from './dev-mailbox.routes.js';
 import { devMailboxTransport } from './mail.transports.js';
@@ -87,6 +88,29 @@ describe.skipIf(dbUnavailable)('the dev mailbox', () => {
       const response = await t.app.inject({ method: 'GET', url: path });
       expect(response.statusCode, `${env} ${path}`).toBe(404);
       expect(response.json()).toEqual({ errorMessage: 'notFound' });
+    }
+  });
+
+  it.each(['127.0.0.1', '127.0.0.53', '::1', 'localhost'])('is served locally on the loopback bind HOST=%s', async (host) => {
+    t = await createTestApp({ database, env: { FOYER_ENV: 'local', HOST: host } });
+    expect((await t.app.inject({ method: 'GET', url: `${DEV_MAILBOX_PATH}.json` })).statusCode).toBe(200);
+    expect(t.app.mail.transport?.name).toBe('devMailbox');
+  });
+
+  // It shows live sign-up and reset links: never to the network, whatever the environment.
+  it.each(['0.0.0.0', '::', '192.168.1.20'])('does not exist locally on HOST=%s (404), and boot warns', async (host) => {
+    const app = await buildApp({ config: testConfig({ FOYER_ENV: 'local', HOST: host }), db: database.db, clock: new ManualClock() });
+    const warn = vi.spyOn(app.log, 'warn');
+    try {
+      await app.ready();
+      for (const path of [DEV_MAILBOX_PATH, `${DEV_MAILBOX_PATH}.json`, `${DEV_MAILBOX_PATH}.css`]) {
+        expect((await app.inject({ method: 'GET', url: path })).statusCode, path).toBe(404);
+      }
+      expect(warn).toHaveBeenCalledWith(expect.stringContaining(`HOST=${host} is not a loopback address: the dev mailbox (/dev/mailbox) is not served`));
+      // Mail waits in the outbox (no links in the log either) until SMTP_URL is set.
+      expect(app.mail.transport).toBeUndefined();
+    } finally {
+      await app.close();
     }
   });
 

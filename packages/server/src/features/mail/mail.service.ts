@@ -5,6 +5,7 @@ import type { DB } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
 import { randomId } from '../../lib/crypto.js';
 import { renderMail, type MailTemplate } from './mail.template.js';
+import { outboxKeyOf, sealMail } from './outbox.crypto.js';
 import { insertOutbox } from './outbox.repo.js';
 
 export interface QueuedMail<Data> {
@@ -18,10 +19,14 @@ export interface QueuedMail<Data> {
  * Puts one email in the outbox (decision 0009). Call it with the transaction of the change that
  * causes the email, so both are kept or neither is: no account without its verification mail,
  * no mail about a change that was rolled back. The message is rendered now, so the row is
- * complete on its own and a later template change never alters mail already promised.
+ * complete on its own and a later template change never alters mail already promised. It is
+ * sealed before it is written (decision 0012): its links are live tokens.
  * After the transaction commits, nudge the worker (`app.mail.nudge()`) so it goes out at once.
  */
-export async function queueMail<Data>(deps: { db: Kysely<DB> | Transaction<DB>; clock: Clock }, mail: QueuedMail<Data>): Promise<string> {
+export async function queueMail<Data>(
+  deps: { db: Kysely<DB> | Transaction<DB>; clock: Clock; config: Pick<Config, 'secret'> },
+  mail: QueuedMail<Data>,
+): Promise<string> {
   const rendered = renderMail(mail.template, mail.locale, mail.data);
   const id = randomId();
   const now = deps.clock.now();
@@ -30,9 +35,7 @@ export async function queueMail<Data>(deps: { db: Kysely<DB> | Transaction<DB>; 
     kind: mail.template.kind,
     to_address: mail.to,
     locale: mail.locale,
-    subject: rendered.subject,
-    text_body: rendered.text,
-    html_body: rendered.html,
+    sealed_content: sealMail(outboxKeyOf(deps.config), { id, to: mail.to }, rendered),
     created_at: now,
     attempts: 0,
     next_attempt_at: now,

@@ -7,6 +7,7 @@ import { verifyEmailMail } from '../signup/signup.mail.js';
 import { queueMail } from './mail.service.js';
 import { smtpTransport } from './mail.transports.js';
 import { MailWorker, RETRY_CAP_MS, describeError, retryDelayMs } from './mail.worker.js';
+import { outboxKeyOf } from './outbox.crypto.js';
 import { listOutbox } from './outbox.repo.js';
 
 const SECOND = 1000;
@@ -39,9 +40,11 @@ describe.skipIf(dbUnavailable)('the mail worker over real SMTP', () => {
   });
 
   const queue = (to: string) =>
-    queueMail({ db: t.db, clock: t.clock }, { to, locale: 'en', template: verifyEmailMail, data: { firstName: 'Ada', link: 'http://localhost:8080/verify-email/x', hours: 24 } });
+    queueMail({ db: t.db, clock: t.clock, config: t.config }, { to, locale: 'en', template: verifyEmailMail, data: { firstName: 'Ada', link: 'http://localhost:8080/verify-email/x', hours: 24 } });
   const workerFor = (url: string) => {
-    worker = new MailWorker({ db: t.db, clock: t.clock, log: t.app.log }, smtpTransport({ url, from: 'Foyer <no-reply@localhost>' }), 60 * MINUTE);
+    worker = new MailWorker({ db: t.db, clock: t.clock, log: t.app.log, key: outboxKeyOf(t.config) }, smtpTransport({ url, from: 'Foyer <no-reply@localhost>' }), {
+      pollMs: 60 * MINUTE,
+    });
     return worker;
   };
   const row = async (to: string) => {
@@ -55,7 +58,8 @@ describe.skipIf(dbUnavailable)('the mail worker over real SMTP', () => {
     await queue(to);
     expect(await workerFor(smtp.url).runOnce()).toBeGreaterThanOrEqual(1);
     expect((await smtp.waitFor(to)).subject).toBe('Verify your email address for Foyer');
-    expect(await row(to)).toMatchObject({ attempts: 1, sent_at: t.clock.now(), locked_until: null, last_error: null });
+    // Delivered: who, what kind and when stay; the body (its links) is gone.
+    expect(await row(to)).toMatchObject({ attempts: 1, sent_at: t.clock.now(), locked_until: null, last_error: null, sealed_content: null, kind: 'verifyEmail' });
   });
 
   it('retries a failed row on the back-off schedule, keeping it until it goes out', async () => {
@@ -90,7 +94,9 @@ describe.skipIf(dbUnavailable)('the mail worker over real SMTP', () => {
     const recipients = Array.from({ length: 12 }, () => uniqueEmail('many'));
     for (const to of recipients) await queue(to);
     const first = workerFor(smtp.url);
-    const second = new MailWorker({ db: t.db, clock: t.clock, log: t.app.log }, smtpTransport({ url: smtp.url, from: 'Foyer <no-reply@localhost>' }), 60 * MINUTE);
+    const second = new MailWorker({ db: t.db, clock: t.clock, log: t.app.log, key: outboxKeyOf(t.config) }, smtpTransport({ url: smtp.url, from: 'Foyer <no-reply@localhost>' }), {
+      pollMs: 60 * MINUTE,
+    });
     const drain = async (w: MailWorker) => {
       while ((await w.runOnce()) > 0) {
         // until nothing is due
@@ -115,7 +121,7 @@ describe.skipIf(dbUnavailable)('the mail worker over real SMTP', () => {
   });
 
   it('logs in with the credentials of SMTP_URL, and never stores them', async () => {
-    const guarded = new SmtpCapture({ user: 'foyer', pass: 's3cret-pass' });
+    const guarded = new SmtpCapture({ credentials: { user: 'foyer', pass: 's3cret-pass' } });
     await guarded.start();
     try {
       const to = uniqueEmail();

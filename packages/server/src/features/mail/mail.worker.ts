@@ -2,8 +2,9 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
-import type { MailTransport } from './mail.transports.js';
-import { claimDue, markFailed, markSent, type OutboxRow } from './outbox.repo.js';
+import { SMTP_CONNECTIONS, type MailTransport } from './mail.transports.js';
+import { openMail, SealedMailError, type MailContent, type OutboxKey } from './outbox.crypto.js';
+import { claimDue, markFailed, markSent, releaseClaims, type OutboxRow } from './outbox.repo.js';
 
 /** First retry after 10 s, doubling each time, never more than 15 minutes apart. */
 export const RETRY_BASE_MS = 10_000;
@@ -11,11 +12,17 @@ export const RETRY_CAP_MS = 15 * 60_000;
 /** From this many failed attempts on, each failure is logged at warn: someone should look. */
 export const WARN_AFTER_ATTEMPTS = 8;
 /**
- * Rows claimed per round, and how long the claim holds. The lease must outlast a whole batch of
- * worst-case attempts (5 × ~50 s of SMTP timeouts), or another instance could send a row twice.
+ * Rows claimed per round, sent SMTP_CONNECTIONS at a time, and how long the claim holds. The lease
+ * must outlast a whole batch of worst-case attempts (16 / 4 × ~25 s of SMTP timeouts), or another
+ * instance could send a row twice.
  */
-const BATCH_SIZE = 5;
+export const BATCH_SIZE = 16;
 const LEASE_MS = 5 * 60_000;
+/**
+ * How long closing waits for sends in flight before handing their rows back (decision 0012): well
+ * inside a 10 s grace period, so a frozen SMTP server never holds up a shutdown.
+ */
+export const STOP_DEADLINE_MS = 3_000;
 const MAX_ERROR_LENGTH = 500;
 
 /** Delay before the next attempt after `attempts` failures (1, 2, …). Mail is never dropped. */
@@ -35,30 +42,72 @@ export interface MailWorkerDeps {
   db: Kysely<DB>;
   clock: Clock;
   log: FastifyBaseLogger;
+  /** Opens the sealed content of a row (decision 0012). */
+  key: OutboxKey;
+}
+
+export interface MailWorkerOptions {
+  pollMs: number;
+  /** Sends in flight at once; the SMTP pool keeps as many connections. */
+  concurrency?: number;
+  stopDeadlineMs?: number;
+}
+
+/** Runs `work` over `items`, at most `limit` at a time. */
+async function eachLimited<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    for (let item = items[next++]; item !== undefined; item = items[next++]) await work(item);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+}
+
+/** True when `promise` settles within `ms`. */
+async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([promise.then(() => true), deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**
- * Delivers the outbox (decision 0009). Polls every `pollMs` and at once when nudged; claims due
- * rows, sends each, and marks it sent or schedules the next attempt with exponential back-off.
- * Everything it needs to resume is in the table, so a restart, or another instance, picks up
- * where it stopped. Delivery is at least once: a crash between sending and marking sends again.
+ * Delivers the outbox (decisions 0009, 0012). Polls every `pollMs` and at once when nudged; claims
+ * a batch of due rows in one statement, sends a few at a time, and marks each sent or schedules its
+ * next attempt with exponential back-off. Everything it needs to resume is in the table, so a
+ * restart, or another instance, picks up where it stopped. Delivery is at least once: a crash
+ * between sending and marking sends again, with the same Message-ID.
  */
 export class MailWorker {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private again = false;
   private stopped = true;
+  private closing = false;
+  /** Claimed rows not settled yet, with their claim: what a shutdown hands back. */
+  private readonly claimed = new Map<string, number>();
+  private readonly rounds = new Set<Promise<number>>();
+  private readonly concurrency: number;
+  private readonly stopDeadlineMs: number;
+  private readonly pollMs: number;
 
   constructor(
     private readonly deps: MailWorkerDeps,
     /** Undefined when there is nowhere to deliver: mail then waits in the outbox. */
     readonly transport: MailTransport | undefined,
-    private readonly pollMs: number,
-  ) {}
+    options: MailWorkerOptions,
+  ) {
+    this.pollMs = options.pollMs;
+    this.concurrency = options.concurrency ?? SMTP_CONNECTIONS;
+    this.stopDeadlineMs = options.stopDeadlineMs ?? STOP_DEADLINE_MS;
+  }
 
   start(): void {
     if (this.transport === undefined || !this.stopped) return;
     this.stopped = false;
+    this.closing = false;
     this.schedule(0);
   }
 
@@ -69,22 +118,68 @@ export class MailWorker {
     else this.schedule(0);
   }
 
-  /** Stops polling and waits for the round in flight, so no claim is left behind. */
+  /**
+   * Stops polling and gives the sends in flight until the deadline. What is not sent by then goes
+   * back to the outbox, due at once, so the next start or another instance sends it: nothing
+   * acknowledged is lost, and a frozen SMTP server cannot hold the shutdown.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.closing = true;
     clearTimeout(this.timer);
-    await this.running;
-    await this.transport?.close();
+    const settled = await settlesWithin(Promise.allSettled([this.running, ...this.rounds]), this.stopDeadlineMs);
+    if (!settled) await this.handBack();
+    await this.transport?.close({ force: !settled });
   }
 
-  /** One round: claims due rows and attempts each once. Returns how many were attempted. */
+  /** One round: claims due rows and attempts each once. Returns how many were claimed. */
   async runOnce(): Promise<number> {
+    const round = this.round();
+    this.rounds.add(round);
+    try {
+      return await round;
+    } finally {
+      this.rounds.delete(round);
+    }
+  }
+
+  private async round(): Promise<number> {
     const transport = this.transport;
     if (transport === undefined) return 0;
-    const now = this.deps.clock.now();
-    const rows = await claimDue(this.deps.db, { now, leaseUntil: now + LEASE_MS, limit: BATCH_SIZE });
-    for (const row of rows) await this.deliver(transport, row);
+    const { db, clock } = this.deps;
+    const now = clock.now();
+    const lease = now + LEASE_MS;
+    const rows = await claimDue(db, { now, leaseUntil: lease, limit: BATCH_SIZE });
+    for (const row of rows) this.claimed.set(row.id, lease);
+    try {
+      await eachLimited(rows, this.concurrency, async (row) => {
+        // Closing: rows not started yet go back below rather than start a send now.
+        if (this.closing) return;
+        try {
+          await this.deliver(transport, row, lease);
+        } finally {
+          this.claimed.delete(row.id);
+        }
+      });
+    } finally {
+      const unsent = rows.filter((row) => this.claimed.get(row.id) === lease).map((row) => row.id);
+      for (const id of unsent) this.claimed.delete(id);
+      await releaseClaims(db, unsent, lease);
+    }
     return rows.length;
+  }
+
+  private async handBack(): Promise<void> {
+    const byLease = new Map<number, string[]>();
+    for (const [id, lease] of this.claimed) byLease.set(lease, [...(byLease.get(lease) ?? []), id]);
+    this.claimed.clear();
+    try {
+      for (const [lease, ids] of byLease) await releaseClaims(this.deps.db, ids, lease);
+      if (byLease.size > 0) this.deps.log.warn({ mails: [...byLease.values()].flat().length }, 'mail still sending at shutdown handed back to the outbox');
+    } catch (error) {
+      // Unreachable database: the claims run out on their own (LEASE_MS) and the rows go out then.
+      this.deps.log.error({ err: error }, 'handing mail back to the outbox failed');
+    }
   }
 
   private schedule(ms: number): void {
@@ -109,7 +204,7 @@ export class MailWorker {
 
   private async drain(): Promise<void> {
     try {
-      while (!this.stopped && (await this.runOnce()) === BATCH_SIZE) {
+      while (!this.closing && (await this.runOnce()) === BATCH_SIZE) {
         // A full batch: more may be due.
       }
     } catch (error) {
@@ -118,29 +213,35 @@ export class MailWorker {
     }
   }
 
-  private async deliver(transport: MailTransport, row: OutboxRow): Promise<void> {
-    const { db, clock, log } = this.deps;
+  private async deliver(transport: MailTransport, row: OutboxRow, lease: number): Promise<void> {
+    const { db, clock, log, key } = this.deps;
+    let content: MailContent;
     try {
-      await transport.send({
-        id: row.id,
-        kind: row.kind,
-        to: row.to_address,
-        locale: row.locale,
-        subject: row.subject,
-        text: row.text_body,
-        html: row.html_body,
-      });
+      content = openMail(key, { id: row.id, to: row.to_address }, row.sealed_content ?? '');
     } catch (error) {
-      const attempts = row.attempts + 1;
-      const delay = retryDelayMs(attempts);
-      const reason = describeError(error);
-      await markFailed(db, row.id, { attempts, nextAttemptAt: clock.now() + delay, error: reason });
-      const entry = { mailId: row.id, kind: row.kind, attempts, retryInMs: delay, error: reason };
-      if (attempts >= WARN_AFTER_ATTEMPTS) log.warn(entry, 'mail still undelivered; will keep retrying');
-      else log.info(entry, 'mail delivery failed; will retry');
+      // Fails closed: kept and retried, so a corrected SECRET_KEY still delivers it.
+      if (!(error instanceof SealedMailError)) throw error;
+      await this.failed(row, lease, error, 'error');
+      return;
+    }
+    try {
+      await transport.send({ id: row.id, kind: row.kind, to: row.to_address, locale: row.locale, ...content });
+    } catch (error) {
+      await this.failed(row, lease, error);
       return;
     }
     await markSent(db, row.id, clock.now());
     log.info({ mailId: row.id, kind: row.kind, transport: transport.name }, 'mail delivered');
+  }
+
+  private async failed(row: OutboxRow, lease: number, error: unknown, level?: 'error'): Promise<void> {
+    const attempts = row.attempts + 1;
+    const delay = retryDelayMs(attempts);
+    const reason = describeError(error);
+    await markFailed(this.deps.db, row.id, { lease, attempts, nextAttemptAt: this.deps.clock.now() + delay, error: reason });
+    const entry = { mailId: row.id, kind: row.kind, attempts, retryInMs: delay, error: reason };
+    if (level === 'error') this.deps.log.error(entry, 'mail cannot be opened with this SECRET_KEY; kept, will retry');
+    else if (attempts >= WARN_AFTER_ATTEMPTS) this.deps.log.warn(entry, 'mail still undelivered; will keep retrying');
+    else this.deps.log.info(entry, 'mail delivery failed; will retry');
   }
 }

@@ -9,11 +9,13 @@ export async function insertOutbox(db: Db, row: Insertable<MailOutboxTable>): Pr
   await db.insertInto('mail_outbox').values(row).execute();
 }
 
-/** Unsent, due, and not held by a live claim of another worker. */
+/** Unsent, sealed, due, and not held by a live claim of another worker. */
 function claimable(now: number) {
   return (eb: ExpressionBuilder<DB, 'mail_outbox'>) =>
     eb.and([
       eb('sent_at', 'is', null),
+      // Left unsealed by migration 006 until the next boot seals it (mail.plugin.ts).
+      eb('sealed_content', 'like', 'v1.%'),
       eb('next_attempt_at', '<=', now),
       eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', now)]),
     ]);
@@ -35,20 +37,53 @@ export async function claimDue(db: Db, input: { now: number; leaseUntil: number;
     .execute();
 }
 
+/** Delivered: the body goes (decision 0012); who, what kind and when stay. */
 export async function markSent(db: Db, id: string, at: number): Promise<void> {
   await db
     .updateTable('mail_outbox')
-    .set((eb) => ({ sent_at: at, locked_until: null, last_error: null, attempts: eb('attempts', '+', 1) }))
+    .set((eb) => ({ sent_at: at, sealed_content: null, locked_until: null, last_error: null, attempts: eb('attempts', '+', 1) }))
     .where('id', '=', id)
     .execute();
 }
 
-export async function markFailed(db: Db, id: string, input: { attempts: number; nextAttemptAt: number; error: string }): Promise<void> {
+/**
+ * Schedules the next attempt, only while the claim `lease` is still this worker's: a row handed
+ * back at shutdown is due at once, not pushed back by the send that was given up on.
+ */
+export async function markFailed(db: Db, id: string, input: { lease: number; attempts: number; nextAttemptAt: number; error: string }): Promise<void> {
   await db
     .updateTable('mail_outbox')
     .set({ attempts: input.attempts, next_attempt_at: input.nextAttemptAt, locked_until: null, last_error: input.error })
     .where('id', '=', id)
+    .where('locked_until', '=', input.lease)
     .execute();
+}
+
+/** Hands unsent rows of a claim back to the outbox, due at once, for the next worker to send. */
+export async function releaseClaims(db: Db, ids: readonly string[], lease: number): Promise<void> {
+  if (ids.length === 0) return;
+  await db
+    .updateTable('mail_outbox')
+    .set({ locked_until: null })
+    .where('id', 'in', ids)
+    .where('locked_until', '=', lease)
+    .where('sent_at', 'is', null)
+    .execute();
+}
+
+/** What migration 006 left unsealed (sealed at boot by mail.plugin.ts). */
+export async function listUnsealed(db: Db): Promise<Array<Pick<OutboxRow, 'id' | 'to_address' | 'sealed_content'>>> {
+  return db
+    .selectFrom('mail_outbox')
+    .select(['id', 'to_address', 'sealed_content'])
+    // Unsent only (the partial due index): delivered rows lost their bodies in the migration.
+    .where('sent_at', 'is', null)
+    .where('sealed_content', 'like', 'unsealed.%')
+    .execute();
+}
+
+export async function replaceContent(db: Db, id: string, input: { from: string; to: string }): Promise<void> {
+  await db.updateTable('mail_outbox').set({ sealed_content: input.to }).where('id', '=', id).where('sealed_content', '=', input.from).execute();
 }
 
 /** Rows for one recipient, oldest first (tests and operations). */

@@ -1,12 +1,11 @@
 import { isSupportedLocale, isValidEmail, normalizeEmail, routePath, type Locale } from '@foyer/contract';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { Deps } from '../../deps.js';
-import { randomId } from '../../lib/crypto.js';
 import { recordAudit, type RequestMeta } from '../audit/audit.service.js';
 import { absoluteLink, queueMail } from '../mail/mail.service.js';
 import { mailLocale } from '../mail/mail.template.js';
 import { SETUP_TOKENS, issueToken } from '../setup/tokens.js';
-import { findUserByEmailKey, insertUser, type UserRow } from '../users/users.repo.js';
+import { findUserByEmailKey, insertUser, newUserRow, type UserRow } from '../users/users.repo.js';
 import { invitationMail } from './invitation.mail.js';
 import { OrganizationError, findOrganization } from './organizations.service.js';
 
@@ -44,25 +43,11 @@ export async function inviteMember(deps: Deps, input: { org: string; email: stri
         if (existing.email_verified_at !== null) throw new OrganizationError('alreadySetUp');
       }
       const locale: Locale = input.locale !== undefined ? mailLocale(input.locale) : mailLocale(existing?.locale);
-      const user: UserRow = existing ?? {
-        id: randomId(),
-        email,
-        email_key: emailKey,
-        first_name: null,
-        last_name: null,
-        phone_number: null,
-        password_hash: null,
-        locale,
-        email_verified_at: null,
-        deactivated_at: null,
-        org_id: org.id,
-        created_at: now,
-        updated_at: now,
-      };
+      const user: UserRow = existing ?? newUserRow({ email, emailKey, locale, orgId: org.id, now });
       if (existing === undefined) await insertUser(trx, user);
       const token = await issueToken({ db: trx, clock: deps.clock }, { userId: user.id, ...SETUP_TOKENS.invitation });
       await queueMail(
-        { db: trx, clock: deps.clock },
+        { db: trx, clock: deps.clock, config: deps.config },
         {
           to: user.email,
           locale,

@@ -155,7 +155,7 @@ describe.skipIf(dbUnavailable)('organisations and invitations (admin CLI)', () =
     const email = uniqueEmail();
     await run('invite', '--org', org.id, '--email', email);
     const token = await latestToken(t, email, 'invitation');
-    await postJson(t, SETUP_URL, { token, deviceId: newDeviceId(), firstName: 'A', lastName: 'B', hashPassword: sha256Hex('p') });
+    await postJson(t, SETUP_URL, { token, deviceId: newDeviceId(), firstName: 'A', lastName: 'B', hashPassword: sha256Hex('a rarely used phrase') });
     const done = await run('invite', '--org', org.id, '--email', email);
     expect(done.code).toBe(EXIT.failed);
     expect(done.stderr).toContain('already set up');

@@ -35,7 +35,7 @@ function resetLink(deps: Pick<Deps, 'config'>, token: string): string {
 async function queueResetMail(trx: Transaction<DB>, deps: Deps, user: UserRow, locale: Locale): Promise<void> {
   const token = await issueToken({ db: trx, clock: deps.clock }, { userId: user.id, ...RESET_TOKENS });
   await queueMail(
-    { db: trx, clock: deps.clock },
+    { db: trx, clock: deps.clock, config: deps.config },
     {
       to: user.email,
       locale,
@@ -63,7 +63,7 @@ async function equalWork(trx: Transaction<DB>, deps: Deps, email: string, locale
     .execute();
   await sql`savepoint foyer_equal_work`.execute(trx);
   await queueMail(
-    { db: trx, clock: deps.clock },
+    { db: trx, clock: deps.clock, config: deps.config },
     { to: email, locale, template: passwordResetMail, data: { firstName: null, link: resetLink(deps, token), minutes: RESET_TOKENS.lifetimeMs / MINUTE_MS } },
   );
   await sql`rollback to savepoint foyer_equal_work`.execute(trx);

@@ -25,7 +25,7 @@ describe.skipIf(dbUnavailable)('POST /api/account/forgotPassword', () => {
 
     const stored = await t.db.selectFrom('email_tokens').selectAll().where('user_id', '=', user.id).execute();
     expect(stored).toEqual([
-      { id: sha256Hex(token), user_id: user.id, purpose: 'passwordReset', created_at: t.clock.now(), expires_at: t.clock.now() + HOUR, used_at: null },
+      { id: sha256Hex(token), user_id: user.id, purpose: 'passwordReset', created_at: t.clock.now(), expires_at: t.clock.now() + HOUR, used_at: null, signup_id: null },
     ]);
     const events = await listAuditEvents(t.db, { emailKey: normalizeEmail(email), type: 'password.resetRequested' });
     expect(events.map((event) => JSON.parse(event.detail ?? '{}') as unknown)).toEqual([{ sent: true }]);

@@ -1,11 +1,13 @@
 import { ROUTES, type Locale } from '@foyer/contract';
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../lib/errors.js';
+import { refuseCommonPassword } from '../../lib/password-floor.js';
 import { recordAudit, type RequestMeta } from '../audit/audit.service.js';
 import { absoluteLink, queueMail } from '../mail/mail.service.js';
 import { deleteSessionsOfUser } from '../sessions/sessions.repo.js';
 import { SETUP_PURPOSES, findToken, spendOpenTokens, spendToken, usableToken } from '../setup/tokens.js';
 import { clearFailures } from '../signin/signin.repo.js';
+import { dropPendingCredentials } from '../signup/signup.repo.js';
 import { findUserById, type UserRow } from '../users/users.repo.js';
 import { RESET_TOKENS, recipientLocale } from './forgot.service.js';
 import { passwordChangedMail } from './password.mail.js';
@@ -46,6 +48,7 @@ export async function resetPassword(deps: Deps, input: { token: string; hashPass
   const user = await findUserById(deps.db, token.user_id);
   // A deactivated account gets nothing from a link sent before it was deactivated.
   if (user === undefined || user.deactivated_at !== null) throw new AppError('invalidToken');
+  refuseCommonPassword(input.hashPassword);
   await refuseRecentPassword(deps, user, input.hashPassword);
   const passwordHash = await deps.passwords.hash(input.hashPassword);
 
@@ -61,8 +64,10 @@ export async function resetPassword(deps: Deps, input: { token: string; hashPass
     const sessionsEnded = await deleteSessionsOfUser(trx, user.id);
     const lockCleared = (await clearFailures(trx, user.email_key)) > 0;
     await spendOpenTokens(trx, user.id, [...SETUP_PURPOSES, ...RESET_PURPOSES], now);
+    // The owner proved the mailbox: no other sign-up's password may still answer for the email.
+    await dropPendingCredentials(trx, user.email_key);
     await queueMail(
-      { db: trx, clock: deps.clock },
+      { db: trx, clock: deps.clock, config: deps.config },
       {
         to: user.email,
         locale: recipientLocale(user, context.locale),

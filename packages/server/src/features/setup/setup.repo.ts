@@ -1,7 +1,9 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { DB } from '../../db/schema.js';
+import type { DB, SignupAttemptsTable } from '../../db/schema.js';
 
 type Db = Kysely<DB> | Transaction<DB>;
+
+export type PendingCredential = Pick<SignupAttemptsTable, 'first_name' | 'last_name' | 'phone_number'> & { password_hash: string };
 
 export interface SetupValues {
   firstName?: string;
@@ -28,4 +30,26 @@ export async function completeUserSetup(db: Db, userId: string, values: SetupVal
     }))
     .where('id', '=', userId)
     .execute();
+}
+
+/**
+ * Decision 0014: gives an unverified account the credential and names of the sign-up whose link
+ * was clicked, replacing whatever an earlier sign-up left, and marks the email verified. Only
+ * while the account is unverified: false when it was verified meanwhile (then nothing changes).
+ */
+export async function activateSignup(db: Db, userId: string, attempt: PendingCredential, now: number): Promise<boolean> {
+  const result = await db
+    .updateTable('users')
+    .set({
+      password_hash: attempt.password_hash,
+      ...(attempt.first_name === null ? {} : { first_name: attempt.first_name }),
+      ...(attempt.last_name === null ? {} : { last_name: attempt.last_name }),
+      ...(attempt.phone_number === null ? {} : { phone_number: attempt.phone_number }),
+      email_verified_at: now,
+      updated_at: now,
+    })
+    .where('id', '=', userId)
+    .where('email_verified_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
 }

@@ -1,11 +1,13 @@
 import type { SETUP_FIELDS } from '@foyer/contract';
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../lib/errors.js';
+import { refuseCommonPassword } from '../../lib/password-floor.js';
 import { recordAudit, type RequestMeta } from '../audit/audit.service.js';
 import { createSession, type StartedSession } from '../sessions/sessions.service.js';
 import { allowedRedirect, findRedirectTo, mergeAttribution, type AttributionInput } from '../signup/attribution.js';
 import { findUserById, type UserRow } from '../users/users.repo.js';
-import { completeUserSetup, type SetupValues } from './setup.repo.js';
+import { dropPendingCredentials, findSignupAttempt } from '../signup/signup.repo.js';
+import { activateSignup, completeUserSetup, type PendingCredential, type SetupValues } from './setup.repo.js';
 import { SETUP_PURPOSES, findToken, spendOpenTokens, spendToken, usableToken, type EmailTokenRow } from './tokens.js';
 
 export type SetupField = (typeof SETUP_FIELDS)[number];
@@ -25,7 +27,18 @@ export function missingFields(user: Pick<UserRow, 'first_name' | 'last_name' | '
 interface PendingSetup {
   token: EmailTokenRow;
   user: UserRow;
+  /** The sign-up whose credential this verification link activates (decision 0014). */
+  signup?: PendingCredential;
   missing: SetupField[];
+}
+
+/** The sign-up a verification link belongs to, if it still holds its credential. */
+async function pendingSignup(deps: Pick<Deps, 'db'>, token: EmailTokenRow): Promise<PendingCredential | undefined> {
+  if (token.signup_id === null) return undefined;
+  const attempt = await findSignupAttempt(deps.db, token.signup_id);
+  // Dropped because another sign-up of the email was verified: this link can activate nothing.
+  if (attempt === undefined || attempt.password_hash === null) throw new AppError('invalidToken');
+  return { ...attempt, password_hash: attempt.password_hash };
 }
 
 /** The account behind a usable setup token, or the spec's code (§8: invalidToken, tokenExpired). */
@@ -34,7 +47,16 @@ async function pendingSetup(deps: Pick<Deps, 'db' | 'clock'>, token: string): Pr
   const user = await findUserById(deps.db, row.user_id);
   // A deactivated account gets nothing from an old link.
   if (user === undefined || user.deactivated_at !== null) throw new AppError('invalidToken');
-  return { token: row, user, missing: missingFields(user) };
+  const signup = await pendingSignup(deps, row);
+  if (signup === undefined) return { token: row, user, missing: missingFields(user) };
+  // What the account will hold once this sign-up is activated.
+  const activated = {
+    first_name: signup.first_name ?? user.first_name,
+    last_name: signup.last_name ?? user.last_name,
+    phone_number: signup.phone_number ?? user.phone_number,
+    password_hash: signup.password_hash,
+  };
+  return { token: row, user, signup, missing: missingFields(activated) };
 }
 
 /**
@@ -67,7 +89,7 @@ export interface CompletedSetup {
  * verified, ends the account's other setup links, and starts a session on this device.
  */
 export async function completeSetup(deps: Deps, input: SetupInput, meta: RequestMeta, mode: 'setup' | 'verify'): Promise<CompletedSetup> {
-  const { token, user, missing } = await pendingSetup(deps, input.token);
+  const { token, user, signup, missing } = await pendingSetup(deps, input.token);
   const required = missing.filter((field) => field !== 'phoneNumber');
   if (mode === 'verify' && required.length > 0) throw new AppError('accountNotSetUp');
 
@@ -83,6 +105,7 @@ export async function completeSetup(deps: Deps, input: SetupInput, meta: Request
   }
   if (required.includes('hashPassword')) {
     if (hashPassword === undefined) throw new AppError('invalidRequest');
+    refuseCommonPassword(hashPassword);
     values.passwordHash = await deps.passwords.hash(hashPassword);
   }
   const phone = input.phoneNumber?.trim() ?? '';
@@ -95,14 +118,19 @@ export async function completeSetup(deps: Deps, input: SetupInput, meta: Request
       usableToken(await findToken(trx, input.token), SETUP_PURPOSES, now);
       throw new AppError('invalidToken');
     }
+    // Decision 0014: the clicked sign-up's credential wins; verified meanwhile → nothing changes.
+    if (signup !== undefined && !(await activateSignup(trx, user.id, signup, now))) throw new AppError('invalidToken');
     await completeUserSetup(trx, user.id, values, now);
     await spendOpenTokens(trx, user.id, SETUP_PURPOSES, now);
+    // The email is proven now: no other sign-up's password may linger as a candidate.
+    await dropPendingCredentials(trx, user.email_key);
     await mergeAttribution(trx, user.id, input, now);
     const session = await createSession({ db: trx, config: deps.config, clock: deps.clock }, { userId: user.id, deviceId: input.deviceId });
 
     const audit = { db: trx, clock: deps.clock };
     if (user.email_verified_at === null) {
-      await recordAudit(audit, { type: 'email.verified', meta, userId: user.id, emailKey: user.email_key, detail: { via: token.purpose } });
+      const via = signup === undefined ? token.purpose : 'signup';
+      await recordAudit(audit, { type: 'email.verified', meta, userId: user.id, emailKey: user.email_key, detail: { via } });
     }
     const fieldsSet = Object.keys(values).join(',');
     await recordAudit(audit, { type: 'setup.completed', meta, userId: user.id, emailKey: user.email_key, detail: { via: token.purpose, mode, fieldsSet } });

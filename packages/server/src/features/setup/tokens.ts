@@ -25,23 +25,36 @@ export const SETUP_PURPOSES: readonly string[] = Object.values(SETUP_TOKENS).map
 /**
  * Issues a token for an account and purpose, ending every earlier unused token of the same
  * purpose: only the newest link works (a resend or a re-invitation invalidates the old one).
+ * A verification link of a sign-up (`signupId`, decision 0014) ends only the earlier links of
+ * that same sign-up: each pending sign-up keeps its own live link, so a later sign-up by someone
+ * else cannot take away the link the owner is about to click.
  */
 export async function issueToken(
   deps: { db: Db; clock: Clock },
-  input: { userId: string; purpose: string; lifetimeMs: number },
+  input: { userId: string; purpose: string; lifetimeMs: number; signupId?: string },
 ): Promise<string> {
   const token = randomToken();
   const now = deps.clock.now();
-  await deps.db
+  const signupId = input.signupId ?? null;
+  let superseded = deps.db
     .updateTable('email_tokens')
     .set({ used_at: now })
     .where('user_id', '=', input.userId)
     .where('purpose', '=', input.purpose)
-    .where('used_at', 'is', null)
-    .execute();
+    .where('used_at', 'is', null);
+  if (signupId !== null) superseded = superseded.where('signup_id', '=', signupId);
+  await superseded.execute();
   await deps.db
     .insertInto('email_tokens')
-    .values({ id: sha256Hex(token), user_id: input.userId, purpose: input.purpose, created_at: now, expires_at: now + input.lifetimeMs, used_at: null })
+    .values({
+      id: sha256Hex(token),
+      user_id: input.userId,
+      purpose: input.purpose,
+      created_at: now,
+      expires_at: now + input.lifetimeMs,
+      used_at: null,
+      signup_id: signupId,
+    })
     .execute();
   return token;
 }

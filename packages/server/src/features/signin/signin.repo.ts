@@ -3,46 +3,58 @@ import type { DB } from '../../db/schema.js';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
-export async function findLockedUntil(db: Db, emailKey: string): Promise<number | null> {
-  const row = await db.selectFrom('login_failures').select('locked_until').where('email_key', '=', emailKey).executeTakeFirst();
-  return row?.locked_until ?? null;
-}
-
 export interface FailureCount {
   failures: number;
   lockedUntil: number | null;
 }
 
 /**
- * Counts one failed sign-in for an email in a single UPSERT, so parallel attempts (from one or
- * many server processes) cannot lose an increment. A lock that has run out starts the count
- * again at 1; reaching the threshold sets the lock. The SET expressions all see the row as it
- * was before the statement, on SQLite and PostgreSQL alike.
+ * Reserves one sign-in attempt for an email before any password is checked (decision 0003): a
+ * single UPSERT counts it, so of any number of parallel guesses, from one or many server
+ * processes, each gets its own number and at most the threshold are ever checked. A lock that
+ * has run out starts the count again at 1. The SET expressions all see the row as it was before
+ * the statement, on SQLite and PostgreSQL alike. The caller settles the reservation: a success
+ * clears the count, a failure keeps it (and locks at the threshold), a right password on an
+ * account that cannot sign in gives it back.
  */
-export async function recordFailure(
-  db: Db,
-  input: { emailKey: string; now: number; threshold: number; lockUntil: number },
-): Promise<FailureCount> {
-  const { emailKey, now, threshold, lockUntil } = input;
+export async function reserveAttempt(db: Db, input: { emailKey: string; now: number }): Promise<FailureCount> {
+  const { emailKey, now } = input;
   const lockExpired = sql<boolean>`login_failures.locked_until is not null and login_failures.locked_until <= ${now}`;
-  const lockValue = sql<number>`cast(${lockUntil} as bigint)`;
   const row = await db
     .insertInto('login_failures')
-    .values({ email_key: emailKey, failures: 1, last_failure_at: now, locked_until: threshold <= 1 ? lockUntil : null })
+    .values({ email_key: emailKey, failures: 1, last_failure_at: now, locked_until: null })
     .onConflict((oc) =>
       oc.column('email_key').doUpdateSet({
         failures: sql<number>`case when ${lockExpired} then 1 else login_failures.failures + 1 end`,
         last_failure_at: now,
-        locked_until: sql<number | null>`case
-          when ${lockExpired} then ${threshold <= 1 ? lockValue : sql`null`}
-          when login_failures.locked_until is not null then login_failures.locked_until
-          when login_failures.failures + 1 >= ${threshold} then ${lockValue}
-          else null end`,
+        locked_until: sql<number | null>`case when ${lockExpired} then null else login_failures.locked_until end`,
       }),
     )
     .returning(['failures', 'locked_until'])
     .executeTakeFirstOrThrow();
   return { failures: row.failures, lockedUntil: row.locked_until };
+}
+
+/**
+ * Settles a failed attempt: the reservation stays counted, and the attempt whose number reached
+ * the threshold sets the lock (once: a lock already set is kept as it is).
+ */
+export async function lockAfterFailure(db: Db, input: { emailKey: string; lockUntil: number }): Promise<void> {
+  await db
+    .updateTable('login_failures')
+    .set({ locked_until: input.lockUntil })
+    .where('email_key', '=', input.emailKey)
+    .where('locked_until', 'is', null)
+    .execute();
+}
+
+/** Gives a reservation back: the password was right, so it was no failure. */
+export async function releaseAttempt(db: Db, emailKey: string): Promise<void> {
+  await db
+    .updateTable('login_failures')
+    .set({ failures: sql<number>`case when login_failures.failures > 0 then login_failures.failures - 1 else 0 end` })
+    .where('email_key', '=', emailKey)
+    .execute();
 }
 
 /** Forgets the failures of an email (after a success, or an administrator's unlock). */

@@ -2,10 +2,19 @@ import { LIMITS, normalizeEmail } from '@foyer/contract';
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../lib/errors.js';
 import { recordAudit, type RequestMeta } from '../audit/audit.service.js';
+import { SETUP_TOKENS } from '../setup/tokens.js';
+import { findPendingCredentials } from '../signup/signup.repo.js';
 import { findUserByEmailKey, setPasswordHash } from '../users/users.repo.js';
-import { clearFailures, findLockedUntil, recordFailure } from './signin.repo.js';
+import { clearFailures, lockAfterFailure, releaseAttempt, reserveAttempt } from './signin.repo.js';
 
 const LOCK_MS = LIMITS.accountLockMinutes * 60 * 1000;
+
+/**
+ * How many of an email's newest pending sign-ups a failed password is also checked against
+ * (decision 0014). Each is one more argon2 verification, so the number is small and fixed; the
+ * per-email sign-up limit keeps more from piling up.
+ */
+const PENDING_SIGNUPS_CHECKED = 3;
 
 export interface SignInInput {
   email: string;
@@ -14,23 +23,40 @@ export interface SignInInput {
 }
 
 /**
+ * True when the password is that of one of the email's pending sign-ups. Asked whether or not
+ * the email has an account, so a sign-up followed by a sign-in with the same password answers
+ * unverifiedAccount in both cases: the pair cannot tell which emails have accounts.
+ */
+async function matchesPendingSignup(deps: Deps, emailKey: string, hashPassword: string, now: number): Promise<boolean> {
+  const since = now - SETUP_TOKENS.verifyEmail.lifetimeMs;
+  const pending = await findPendingCredentials(deps.db, { emailKey, since, limit: PENDING_SIGNUPS_CHECKED });
+  const results = await Promise.all(pending.map((row) => (row.password_hash === null ? false : deps.passwords.verify(row.password_hash, hashPassword))));
+  return results.includes(true);
+}
+
+/**
  * Checks an email and password and returns the account id, or throws the spec's code (§8).
  *
  * The order closes account enumeration (ASVS V6.3.8, ARCHITECTURE.md): every path that stops
- * before the password matched costs one argon2 verification and answers the same for known and
+ * before the password matched costs the same argon2 work and answers the same for known and
  * unknown emails; whether an account is deactivated or unverified is told only to someone who
- * knows its password. Failures count per email, known or not (spec §9: 30-minute lock).
+ * knows its password. The attempt is counted before any hashing (decision 0003: reserve, then
+ * settle), so parallel guesses cannot get more than the threshold checked.
  */
 export async function verifyCredentials(deps: Deps, input: SignInInput, meta: RequestMeta): Promise<string> {
   const emailKey = normalizeEmail(input.email);
   const { clock, config, passwords } = deps;
+  const threshold = config.lockoutThreshold;
 
-  const lockedUntil = await findLockedUntil(deps.db, emailKey);
-  if (lockedUntil !== null && lockedUntil > clock.now()) {
+  const now = clock.now();
+  const reserved = await reserveAttempt(deps.db, { emailKey, now });
+  const lockedNow = reserved.lockedUntil !== null && reserved.lockedUntil > now;
+  if (lockedNow || reserved.failures > threshold) {
     // Same work as a real attempt, so a lock cannot be told apart by timing either.
     await passwords.verifyDummy(input.hashPassword);
     const locked = await findUserByEmailKey(deps.db, emailKey);
-    await recordAudit(deps, { type: 'signin.locked', meta, userId: locked?.id ?? null, emailKey, detail: { reason: 'locked' } });
+    const reason = lockedNow ? 'locked' : 'overThreshold';
+    await recordAudit(deps, { type: 'signin.locked', meta, userId: locked?.id ?? null, emailKey, detail: { reason, failures: reserved.failures } });
     throw new AppError('accountLocked');
   }
 
@@ -40,24 +66,31 @@ export async function verifyCredentials(deps: Deps, input: SignInInput, meta: Re
     storedHash === null ? await passwords.verifyDummy(input.hashPassword) : await passwords.verify(storedHash, input.hashPassword);
 
   if (!matched || user === undefined || storedHash === null) {
-    const now = clock.now();
-    const count = await recordFailure(deps.db, { emailKey, now, threshold: config.lockoutThreshold, lockUntil: now + LOCK_MS });
-    const reason = user === undefined ? 'unknownEmail' : user.password_hash === null ? 'noPassword' : 'wrongPassword';
     const userId = user?.id ?? null;
-    await recordAudit(deps, { type: 'signin.failure', meta, userId, emailKey, detail: { reason, failures: count.failures } });
-    if (count.lockedUntil !== null && count.lockedUntil > now) {
-      await recordAudit(deps, { type: 'signin.locked', meta, userId, emailKey, detail: { reason: 'threshold', failures: count.failures } });
+    if (await matchesPendingSignup(deps, emailKey, input.hashPassword, now)) {
+      await releaseAttempt(deps.db, emailKey);
+      await recordAudit(deps, { type: 'signin.failure', meta, userId, emailKey, detail: { reason: 'pendingSignup' } });
+      throw new AppError('unverifiedAccount');
+    }
+    const reason = user === undefined ? 'unknownEmail' : user.password_hash === null ? 'noPassword' : 'wrongPassword';
+    await recordAudit(deps, { type: 'signin.failure', meta, userId, emailKey, detail: { reason, failures: reserved.failures } });
+    if (reserved.failures >= threshold) {
+      await lockAfterFailure(deps.db, { emailKey, lockUntil: clock.now() + LOCK_MS });
+      await recordAudit(deps, { type: 'signin.locked', meta, userId, emailKey, detail: { reason: 'threshold', failures: reserved.failures } });
       throw new AppError('accountLocked');
     }
     throw new AppError('invalidCredentials');
   }
 
-  // From here on the caller knows the password, so the account's state may be told.
+  // From here on the caller knows the password, so the account's state may be told; the
+  // reservation is given back, since a right password is no failure.
   if (user.deactivated_at !== null) {
+    await releaseAttempt(deps.db, emailKey);
     await recordAudit(deps, { type: 'signin.failure', meta, userId: user.id, emailKey, detail: { reason: 'deactivated' } });
     throw new AppError('deactivatedAccount');
   }
   if (user.email_verified_at === null) {
+    await releaseAttempt(deps.db, emailKey);
     await recordAudit(deps, { type: 'signin.failure', meta, userId: user.id, emailKey, detail: { reason: 'unverified' } });
     throw new AppError('unverifiedAccount');
   }

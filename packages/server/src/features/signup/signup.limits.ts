@@ -10,5 +10,11 @@ const HOUR_MS = 60 * MINUTE_MS;
  * rateLimitExeeded (spec §8).
  */
 export const SIGNUP_PER_IP: RateRule = { name: 'signup:ip', limit: 10, windowMs: HOUR_MS };
+/**
+ * Per normalised email, whatever the address (decision 0014): bounds the mail one inbox can be
+ * sent through sign-up from many addresses, and the pending sign-ups one email can collect. It
+ * counts known and unknown emails alike, so the 429 says nothing about an account.
+ */
+export const SIGNUP_PER_EMAIL: RateRule = { name: 'signup:email', limit: 5, windowMs: HOUR_MS };
 export const RESEND_PER_EMAIL: RateRule = { name: 'resend:email', limit: 3, windowMs: 15 * MINUTE_MS };
 export const RESEND_PER_IP: RateRule = { name: 'resend:ip', limit: 20, windowMs: HOUR_MS };

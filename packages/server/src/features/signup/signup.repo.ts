@@ -2,11 +2,54 @@ import type { Insertable, Kysely, Selectable, Transaction } from 'kysely';
 import type { DB, SignupAttemptsTable } from '../../db/schema.js';
 
 type Db = Kysely<DB> | Transaction<DB>;
+export type SignupAttemptRow = Selectable<SignupAttemptsTable>;
 
 export async function insertSignupAttempt(db: Db, row: Insertable<SignupAttemptsTable>): Promise<void> {
   await db.insertInto('signup_attempts').values(row).execute();
 }
 
-export async function findSignupAttempt(db: Db, id: string): Promise<Selectable<SignupAttemptsTable> | undefined> {
+export async function findSignupAttempt(db: Db, id: string): Promise<SignupAttemptRow | undefined> {
   return db.selectFrom('signup_attempts').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** The email's sign-ups since `since` that still hold a credential, newest first. */
+export async function findPendingCredentials(
+  db: Db,
+  input: { emailKey: string; since: number; limit: number },
+): Promise<Pick<SignupAttemptRow, 'id' | 'password_hash'>[]> {
+  return db
+    .selectFrom('signup_attempts')
+    .select(['id', 'password_hash'])
+    .where('email_key', '=', input.emailKey)
+    .where('created_at', '>', input.since)
+    .where('password_hash', 'is not', null)
+    .orderBy('created_at', 'desc')
+    .limit(input.limit)
+    .execute();
+}
+
+/** Forgets the credential and names of every pending sign-up of an email (decision 0014). */
+export async function dropPendingCredentials(db: Db, emailKey: string): Promise<void> {
+  await db
+    .updateTable('signup_attempts')
+    .set({ password_hash: null, first_name: null, last_name: null, phone_number: null })
+    .where('email_key', '=', emailKey)
+    .where('password_hash', 'is not', null)
+    .execute();
+}
+
+/** How many "someone tried to sign up" notices an email was sent since `since`. */
+export async function countNotices(db: Db, emailKey: string, since: number): Promise<number> {
+  const row = await db
+    .selectFrom('signup_attempts')
+    .select((eb) => eb.fn.countAll<number | string>().as('count'))
+    .where('email_key', '=', emailKey)
+    .where('mailed', '=', 'notice')
+    .where('created_at', '>', since)
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
+export async function setAttemptMailed(db: Db, id: string, mailed: string): Promise<void> {
+  await db.updateTable('signup_attempts').set({ mailed }).where('id', '=', id).execute();
 }

@@ -5,7 +5,7 @@ import { enforceRateLimits } from '../../lib/rate-limit.js';
 import { requestMeta } from '../audit/audit.service.js';
 import { localeFromAcceptLanguage } from '../mail/mail.template.js';
 import { requireReCaptcha } from '../recaptcha/recaptcha.service.js';
-import { RESEND_PER_EMAIL, RESEND_PER_IP, SIGNUP_PER_IP } from './signup.limits.js';
+import { RESEND_PER_EMAIL, RESEND_PER_IP, SIGNUP_PER_EMAIL, SIGNUP_PER_IP } from './signup.limits.js';
 import { resendVerification, signUp } from './signup.service.js';
 
 export const signupRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -20,7 +20,10 @@ export const signupRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     handler: async (request, reply) => {
       // Cheap refusals first: the rate limit before the call to the bot-check service.
-      await enforceRateLimits(app.rateLimiter, reply, [[SIGNUP_PER_IP, request.ip]]);
+      await enforceRateLimits(app.rateLimiter, reply, [
+        [SIGNUP_PER_IP, request.ip],
+        [SIGNUP_PER_EMAIL, normalizeEmail(request.body.email)],
+      ]);
       await requireReCaptcha(app.config, { token: request.body.reCaptchaToken, remoteIp: request.ip }, request.log);
       const { signupId } = await signUp(app, request.body, {
         meta: requestMeta(request),

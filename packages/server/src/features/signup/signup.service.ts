@@ -10,12 +10,16 @@ import { absoluteLink, queueMail } from '../mail/mail.service.js';
 import { mailLocale } from '../mail/mail.template.js';
 import { ssoRequiredFor } from '../organizations/organizations.service.js';
 import { SETUP_TOKENS, issueToken } from '../setup/tokens.js';
-import { findUserByEmailKey, insertUser, type UserRow } from '../users/users.repo.js';
+import { refuseCommonPassword } from '../../lib/password-floor.js';
+import { findUserByEmailKey, insertUser, newUserRow, type UserRow } from '../users/users.repo.js';
 import { allowedRedirect, mergeAttribution, type AttributionInput } from './attribution.js';
 import { signupAttemptMail, verifyEmailMail } from './signup.mail.js';
-import { findSignupAttempt, insertSignupAttempt } from './signup.repo.js';
+import { countNotices, findSignupAttempt, insertSignupAttempt, setAttemptMailed, type SignupAttemptRow } from './signup.repo.js';
 
 const HOUR_MS = 60 * 60 * 1000;
+const DAY_MS = 24 * HOUR_MS;
+/** Decision 0014: "someone tried to sign up with your email" at most this often a day. */
+const NOTICES_PER_DAY = 3;
 
 export interface SignUpInput extends Omit<AttributionInput, 'redirectTo'> {
   /** As the browser sent it; the service keeps it only if the allow-list accepts it. */
@@ -34,13 +38,16 @@ export interface SignUpContext {
 }
 
 /**
- * Queues a fresh /verify-email/:token link for an unverified account; the previous link stops
- * working (issueToken ends it).
+ * Queues a fresh /verify-email/:token link for an unverified account. With a sign-up (decision
+ * 0014) the link activates that sign-up's credential and ends only that sign-up's earlier link.
  */
-async function queueVerification(trx: Transaction<DB>, deps: Deps, user: UserRow): Promise<void> {
-  const token = await issueToken({ db: trx, clock: deps.clock }, { userId: user.id, ...SETUP_TOKENS.verifyEmail });
-  await queueMail(
+async function queueVerification(trx: Transaction<DB>, deps: Deps, user: UserRow, signupId: string | undefined): Promise<void> {
+  const token = await issueToken(
     { db: trx, clock: deps.clock },
+    { userId: user.id, ...SETUP_TOKENS.verifyEmail, ...(signupId === undefined ? {} : { signupId }) },
+  );
+  await queueMail(
+    { db: trx, clock: deps.clock, config: deps.config },
     {
       to: user.email,
       locale: mailLocale(user.locale),
@@ -54,10 +61,15 @@ async function queueVerification(trx: Transaction<DB>, deps: Deps, user: UserRow
   );
 }
 
-/** Tells the owner of an account that someone tried to sign up with its email. */
-async function queueSignupAttempt(trx: Transaction<DB>, deps: Deps, user: UserRow): Promise<void> {
+/**
+ * Tells the owner of an account that someone tried to sign up with its email, at most
+ * NOTICES_PER_DAY times a day: many sign-ups of one email from many addresses must not turn the
+ * notice into a mail bomb. Past the cap the sign-up answers the same and mails nothing.
+ */
+async function queueSignupNotice(trx: Transaction<DB>, deps: Deps, user: UserRow, now: number): Promise<boolean> {
+  if ((await countNotices(trx, user.email_key, now - DAY_MS)) >= NOTICES_PER_DAY) return false;
   await queueMail(
-    { db: trx, clock: deps.clock },
+    { db: trx, clock: deps.clock, config: deps.config },
     {
       to: user.email,
       locale: mailLocale(user.locale),
@@ -69,20 +81,28 @@ async function queueSignupAttempt(trx: Transaction<DB>, deps: Deps, user: UserRo
       },
     },
   );
+  return true;
 }
 
+type Mailed = 'verification' | 'notice' | 'none';
+
 /**
- * The known-email path: no account is created or changed. An unverified account's owner gets a
- * fresh verification link (most likely they lost the first); anyone else a notice with sign-in
- * and reset links.
+ * The known-email path: the account is not changed. An unverified account gets a verification
+ * link for this sign-up's own credential (decision 0014); anyone else a notice with sign-in and
+ * reset links (capped per day).
  */
-async function mailExistingOwner(trx: Transaction<DB>, deps: Deps, user: UserRow): Promise<'verification' | 'notice'> {
+async function mailExistingOwner(trx: Transaction<DB>, deps: Deps, user: UserRow, attempt: SignupAttemptRow): Promise<Mailed> {
+  const now = deps.clock.now();
+  let mailed: Mailed;
   if (user.email_verified_at === null && user.deactivated_at === null) {
-    await queueVerification(trx, deps, user);
-    return 'verification';
+    // An attempt from before decision 0014 holds no credential: its link verifies the account's own.
+    await queueVerification(trx, deps, user, attempt.password_hash === null ? undefined : attempt.id);
+    mailed = 'verification';
+  } else {
+    mailed = (await queueSignupNotice(trx, deps, user, now)) ? 'notice' : 'none';
   }
-  await queueSignupAttempt(trx, deps, user);
-  return 'notice';
+  if (mailed !== 'none') await setAttemptMailed(trx, attempt.id, mailed);
+  return mailed;
 }
 
 /**
@@ -97,46 +117,50 @@ export async function signUp(deps: Deps, input: SignUpInput, context: SignUpCont
   const email = input.email.trim();
   const emailKey = normalizeEmail(email);
   if (await ssoRequiredFor(deps, emailKey)) throw new AppError('ssoRequired');
+  refuseCommonPassword(input.hashPassword);
 
   // Hashed before the transaction, whatever the email: equal cost on both paths.
   const passwordHash = await deps.passwords.hash(input.hashPassword);
   const signupId = randomId();
   const source = input.signupSource === undefined || input.signupSource === '' ? SIGNUP_SOURCES.email : input.signupSource;
   const { meta } = context;
+  const phone = input.phoneNumber?.trim() ?? '';
+  const firstName = input.firstName.trim();
+  const lastName = input.lastName.trim();
 
   const attempt = () =>
     deps.db.transaction().execute(async (trx) => {
       const now = deps.clock.now();
       const audit = { db: trx, clock: deps.clock };
       const existing = await findUserByEmailKey(trx, emailKey);
+      // Decision 0014: the credential and names stay with this sign-up, known email or new, until
+      // one of its links is clicked; both paths write the same row.
+      const pending: SignupAttemptRow = {
+        id: signupId,
+        email_key: emailKey,
+        user_id: null,
+        created_at: now,
+        password_hash: passwordHash,
+        first_name: firstName,
+        last_name: lastName,
+        phone_number: phone === '' ? null : phone,
+        mailed: null,
+      };
       if (existing !== undefined) {
-        await insertSignupAttempt(trx, { id: signupId, email_key: emailKey, user_id: null, created_at: now });
-        const sent = await mailExistingOwner(trx, deps, existing);
+        await insertSignupAttempt(trx, pending);
+        const sent = await mailExistingOwner(trx, deps, existing, pending);
         await recordAudit(audit, { type: 'signup.existing', meta, userId: existing.id, emailKey, detail: { sent } });
         return;
       }
-      const phone = input.phoneNumber?.trim() ?? '';
-      const user: UserRow = {
-        id: randomId(),
-        email,
-        email_key: emailKey,
-        first_name: input.firstName.trim(),
-        last_name: input.lastName.trim(),
-        phone_number: phone === '' ? null : phone,
-        password_hash: passwordHash,
-        locale: context.locale,
-        email_verified_at: null,
-        deactivated_at: null,
-        org_id: null,
-        created_at: now,
-        updated_at: now,
-      };
+      // The account holds no password until a link verifies the email: which sign-up's password
+      // it gets is decided by the link that is clicked, never by who came first.
+      const user = newUserRow({ email, emailKey, firstName, lastName, phoneNumber: pending.phone_number, locale: context.locale, now });
       await insertUser(trx, user);
       // redirectTo is kept only if it passes the allow-list (spec §5); setup then sends the browser there.
       const redirectTo = allowedRedirect(deps.config, input.redirectTo);
       await mergeAttribution(trx, user.id, { ...input, signupSource: source, redirectTo }, now);
-      await insertSignupAttempt(trx, { id: signupId, email_key: emailKey, user_id: user.id, created_at: now });
-      await queueVerification(trx, deps, user);
+      await insertSignupAttempt(trx, { ...pending, user_id: user.id, mailed: 'verification' });
+      await queueVerification(trx, deps, user, signupId);
       await recordAudit(audit, { type: 'signup', meta, userId: user.id, emailKey, detail: { source } });
     });
 
@@ -163,7 +187,7 @@ export async function resendVerification(deps: Deps, input: { email: string; use
   await deps.db.transaction().execute(async (trx) => {
     const user = await findUserByEmailKey(trx, emailKey);
     if (user === undefined) return;
-    const sent = await mailExistingOwner(trx, deps, user);
+    const sent = await mailExistingOwner(trx, deps, user, attempt);
     await recordAudit({ db: trx, clock: deps.clock }, { type: 'verification.resent', meta, userId: user.id, emailKey, detail: { sent } });
   });
 }

@@ -1,7 +1,7 @@
 import { SIGNUP_SOURCES, normalizeEmail } from '@foyer/contract';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { SETUP_URL, latestToken, mailsTo, postJson, postSignUp, signUpBody } from '../../../test/account-entry.js';
+import { SETUP_URL, latestToken, mailsTo, postJson, postSignUp, signUpBody, tokenIn } from '../../../test/account-entry.js';
 import { createTestUser, dbUnavailable, newDeviceId, postSignIn, useTestApp } from '../../../test/helpers.js';
 import { listAuditEvents } from '../audit/audit.repo.js';
 import { findUserByEmailKey } from '../users/users.repo.js';
@@ -34,7 +34,8 @@ describe.skipIf(dbUnavailable)('POST /api/account/signup', () => {
     const user = await findUserByEmailKey(t.db, 'ann.lee@example.com');
     expect(user).toMatchObject({ email: 'Ann.Lee@Example.com', first_name: 'Ann', last_name: 'Lee', phone_number: '+44 20 7946 0000' });
     expect(user?.email_verified_at).toBeNull();
-    expect(user?.password_hash).toMatch(/^\$argon2id\$/);
+    // Decision 0014: the password waits with the sign-up until its link is clicked.
+    expect(user?.password_hash).toBeNull();
     // The answer is not the account id: it cannot be told apart from a known-email answer.
     expect(answer.userId).not.toBe(user?.id);
 
@@ -52,7 +53,8 @@ describe.skipIf(dbUnavailable)('POST /api/account/signup', () => {
       redirect_to: '/home?welcome=1',
     });
     const attempt = await t.db.selectFrom('signup_attempts').selectAll().where('id', '=', answer.userId).executeTakeFirstOrThrow();
-    expect(attempt).toMatchObject({ email_key: 'ann.lee@example.com', user_id: user?.id });
+    expect(attempt).toMatchObject({ email_key: 'ann.lee@example.com', user_id: user?.id, first_name: 'Ann', last_name: 'Lee', mailed: 'verification' });
+    expect(attempt.password_hash).toMatch(/^\$argon2id\$/);
 
     const mails = await mailsTo(t, 'Ann.Lee@Example.com');
     expect(mails.map((mail) => mail.kind)).toEqual(['verifyEmail']);
@@ -117,19 +119,28 @@ describe.skipIf(dbUnavailable)('POST /api/account/signup', () => {
     expect((await postSignIn(t.app, owner)).statusCode).toBe(200);
   });
 
-  it('sends an unverified account a fresh verification link instead, leaving the account as it was', async () => {
+  it('sends an unverified account a link of its own for each sign-up; the one clicked decides, the other dies', async () => {
     const first = signUpBody();
     await postSignUp(t, first);
     const firstToken = await latestToken(t, first.email, 'verifyEmail');
+    t.clock.advance(1000);
     const again = await postSignUp(t, signUpBody({ email: first.email, firstName: 'Someone', hashPassword: 'f'.repeat(64) }));
     expect(again.statusCode).toBe(200);
-    expect((await mailsTo(t, first.email)).map((mail) => mail.kind)).toEqual(['verifyEmail', 'verifyEmail']);
-    const secondToken = await latestToken(t, first.email, 'verifyEmail');
+    const mails = await mailsTo(t, first.email);
+    expect(mails.map((mail) => mail.kind)).toEqual(['verifyEmail', 'verifyEmail']);
+    const secondToken = tokenIn(mails[1]?.text_body ?? '', 'verifyEmail');
     expect(secondToken).not.toBe(firstToken);
-    // Only the newest link works.
+    // Nothing about the account changed yet.
+    expect((await findUserByEmailKey(t.db, normalizeEmail(first.email)))?.first_name).toBe('Ada');
+
+    const second = await postJson(t, SETUP_URL, { token: secondToken, deviceId: newDeviceId() });
+    expect(second.statusCode).toBe(200);
+    const user = await findUserByEmailKey(t.db, normalizeEmail(first.email));
+    expect(user?.first_name).toBe('Someone');
+    expect(user?.email_verified_at).not.toBeNull();
+    // The first sign-up's link ended with the verification.
     const old = await postJson(t, SETUP_URL, { token: firstToken, deviceId: newDeviceId() });
     expect(old.json()).toEqual({ errorMessage: 'invalidToken' });
-    expect((await findUserByEmailKey(t.db, normalizeEmail(first.email)))?.first_name).toBe('Ada');
   });
 
   it('answers ssoRequired (409) for a domain an organisation claimed with SSO, and creates nothing', async () => {

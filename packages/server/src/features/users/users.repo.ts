@@ -1,4 +1,5 @@
 import type { Insertable, Kysely, Selectable, Transaction } from 'kysely';
+import { randomId } from '../../lib/crypto.js';
 import type { DB, UsersTable } from '../../db/schema.js';
 
 export type UserRow = Selectable<UsersTable>;
@@ -22,4 +23,36 @@ export async function setUserDeactivated(db: Db, id: string, at: number): Promis
 
 export async function setPasswordHash(db: Db, id: string, passwordHash: string, at: number): Promise<void> {
   await db.updateTable('users').set({ password_hash: passwordHash, updated_at: at }).where('id', '=', id).execute();
+}
+
+export interface NewUser {
+  email: string;
+  emailKey: string;
+  now: number;
+  firstName?: string | null;
+  lastName?: string | null;
+  phoneNumber?: string | null;
+  passwordHash?: string | null;
+  locale?: string | null;
+  verifiedAt?: number | null;
+  orgId?: string | null;
+}
+
+/** Every new account row is made here, so a column added later has one default to decide. */
+export function newUserRow(input: NewUser): UserRow {
+  return {
+    id: randomId(),
+    email: input.email,
+    email_key: input.emailKey,
+    first_name: input.firstName ?? null,
+    last_name: input.lastName ?? null,
+    phone_number: input.phoneNumber ?? null,
+    password_hash: input.passwordHash ?? null,
+    locale: input.locale ?? null,
+    email_verified_at: input.verifiedAt ?? null,
+    deactivated_at: null,
+    org_id: input.orgId ?? null,
+    created_at: input.now,
+    updated_at: input.now,
+  };
 }

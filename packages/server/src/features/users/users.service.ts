@@ -1,10 +1,9 @@
 import { isValidEmail, nameOk, normalizeEmail, type SessionUser } from '@foyer/contract';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { Deps } from '../../deps.js';
-import { randomId } from '../../lib/crypto.js';
 import { recordAudit, type RequestMeta } from '../audit/audit.service.js';
 import { deleteSessionsOfUser } from '../sessions/sessions.repo.js';
-import { findUserByEmailKey, insertUser, setUserDeactivated, type UserRow } from './users.repo.js';
+import { findUserByEmailKey, insertUser, newUserRow, setUserDeactivated, type UserRow } from './users.repo.js';
 
 /** The API shape of an account; the only place a row becomes something a client sees. */
 export function toSessionUser(row: Pick<UserRow, 'id' | 'email' | 'first_name' | 'last_name' | 'email_verified_at'>): SessionUser {
@@ -45,21 +44,15 @@ export async function createUser(deps: Deps, input: CreateUserInput, meta: Reque
 
   const passwordHash = await deps.passwords.hash(input.hashPassword);
   const now = deps.clock.now();
-  const row: UserRow = {
-    id: randomId(),
+  const row = newUserRow({
     email,
-    email_key: emailKey,
-    first_name: input.firstName.trim(),
-    last_name: input.lastName.trim(),
-    phone_number: null,
-    password_hash: passwordHash,
-    locale: null,
-    email_verified_at: input.verified ? now : null,
-    deactivated_at: null,
-    org_id: null,
-    created_at: now,
-    updated_at: now,
-  };
+    emailKey,
+    firstName: input.firstName.trim(),
+    lastName: input.lastName.trim(),
+    passwordHash,
+    verifiedAt: input.verified ? now : null,
+    now,
+  });
   try {
     await deps.db.transaction().execute(async (trx) => {
       await insertUser(trx, row);

@@ -26,6 +26,7 @@ const SETUP_HANDLERS: FailureHandlers<SetupFailure> = {
   rateLimitExeeded: (code) => ({ key: globalErrorKey(code), deadLink: false }),
   network: (code) => ({ key: globalErrorKey(code), deadLink: false }),
   aborted: (code) => ({ key: globalErrorKey(code), deadLink: false }),
+  commonPassword: (code) => ({ key: globalErrorKey(code), deadLink: false }),
 };
 
 export function setupFailure(code: FailureCode): SetupFailure {

@@ -1,0 +1,39 @@
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../config.js';
+
+/**
+ * Above the 60 s idle timeout of common load balancers (AWS ALB, nginx), so the balancer, not
+ * this server, closes an idle keep-alive connection and never sends on one closing under it.
+ */
+const KEEP_ALIVE_TIMEOUT_MS = 72_000;
+/** Headers are a few hundred bytes: ten seconds is generous even on a poor mobile link. */
+const HEADERS_TIMEOUT_MS = 10_000;
+/** A socket silent this long in any state (a client that stopped reading an answer) is closed. */
+const CONNECTION_TIMEOUT_MS = KEEP_ALIVE_TIMEOUT_MS + 5000;
+
+/**
+ * Decision 0011: timeouts that close slow clients (slowloris: headers or a body a byte at a time)
+ * and idle sockets, so they cannot hold connections until no other client gets one.
+ */
+export function httpServerOptions(config: Config) {
+  const { requestTimeoutMs } = config.http;
+  return {
+    requestTimeout: requestTimeoutMs,
+    keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+    connectionTimeout: Math.max(CONNECTION_TIMEOUT_MS, requestTimeoutMs),
+    http: {
+      headersTimeout: Math.min(HEADERS_TIMEOUT_MS, requestTimeoutMs),
+      // Node looks for requests past their deadline this often (30 s by default, which would let a
+      // slow body live half a minute past REQUEST_TIMEOUT_MS).
+      connectionsCheckingInterval: Math.max(250, Math.min(1000, Math.floor(requestTimeoutMs / 4))),
+    },
+  };
+}
+
+/**
+ * A cap below the process's open-files limit: past it new connections are closed at once rather
+ * than failing with EMFILE, which would also starve the database pool and the mail worker.
+ */
+export function capConnections(app: FastifyInstance, config: Config): void {
+  app.server.maxConnections = config.http.maxConnections;
+}
