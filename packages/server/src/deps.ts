@@ -3,6 +3,7 @@ import type { Config } from './config.js';
 import type { DB } from './db/schema.js';
 import type { Dictionaries } from './features/i18n/dictionaries.js';
 import type { MailWorker } from './features/mail/mail.worker.js';
+import type { RedirectPolicy } from './features/redirects/redirect-policy.js';
 import type { Clock } from './lib/clock.js';
 import type { PasswordHasher } from './lib/passwords.js';
 import type { RateLimiter } from './lib/rate-limit.js';
@@ -16,6 +17,8 @@ export interface Deps {
   config: Config;
   clock: Clock;
   passwords: PasswordHasher;
+  /** The redirect allow-list of this configuration (features/redirects). */
+  redirects: RedirectPolicy;
 }
 
 declare module 'fastify' {
@@ -24,6 +27,7 @@ declare module 'fastify' {
     config: Config;
     clock: Clock;
     passwords: PasswordHasher;
+    redirects: RedirectPolicy;
     dictionaries: Dictionaries;
     /** The outbox worker: a route calls `app.mail.nudge()` after a transaction that queued mail. */
     mail: MailWorker;

@@ -9,7 +9,8 @@ import { ServerProcess } from '../test/server-process.js';
 import { openDatabase, type Database } from './db/database.js';
 import { CLI_META } from './features/audit/audit.service.js';
 import { FORGOT_PER_EMAIL } from './features/password/password.limits.js';
-import { getFailureCount } from './features/signin/signin.repo.js';
+import { getFailureCount } from './features/lockout/lockout.repo.js';
+import { createRedirectPolicy } from './features/redirects/redirect-policy.js';
 import { createUser } from './features/users/users.service.js';
 import { systemClock } from './lib/clock.js';
 import { sha256Hex } from './lib/crypto.js';
@@ -73,7 +74,7 @@ describe.skipIf(!postgres)('two server processes on one PostgreSQL (server-postg
   it('locks an email after failures alternating between the two, and both refuse it', async () => {
     if (database === undefined) throw new Error('database not open');
     const config = testConfig(ARGON2);
-    const deps = { db: database.db, config, clock: systemClock, passwords: await createPasswordHasher(config.argon2) };
+    const deps = { db: database.db, config, clock: systemClock, passwords: await createPasswordHasher(config.argon2), redirects: createRedirectPolicy(config) };
     const email = uniqueEmail('two-processes');
     const password = 'the right password';
     await createUser(deps, { email, hashPassword: sha256Hex(password), firstName: 'Ada', lastName: 'Lovelace', verified: true }, CLI_META);

@@ -2,7 +2,8 @@ import { API_BASE, CALLS, ROUTES, callUrl } from '@foyer/contract';
 import type { LightMyRequestResponse } from 'fastify';
 import { openMail, outboxKeyOf } from '../src/features/mail/outbox.crypto.js';
 import { listOutbox, type OutboxRow } from '../src/features/mail/outbox.repo.js';
-import { SETUP_TOKENS, issueToken } from '../src/features/setup/tokens.js';
+import { unitOfWork } from '../src/lib/unit-of-work.js';
+import { issueToken } from '../src/features/tokens/tokens.js';
 import { sha256Hex } from '../src/lib/crypto.js';
 import { createTestUser, newDeviceId, uniqueEmail, xsrf, type TestApp } from './helpers.js';
 
@@ -121,6 +122,6 @@ export async function signedUp(t: TestApp, overrides: Record<string, unknown> = 
 export async function invitee(t: TestApp): Promise<{ email: string; userId: string; token: string }> {
   const account = await createTestUser(t, { verified: false, withoutPassword: true });
   await t.db.updateTable('users').set({ first_name: null, last_name: null }).where('id', '=', account.user.id).execute();
-  const token = await issueToken({ db: t.db, clock: t.clock }, { userId: account.user.id, ...SETUP_TOKENS.invitation });
+  const token = await issueToken(unitOfWork(t), { userId: account.user.id, purpose: 'invitation' });
   return { email: account.email, userId: account.user.id, token };
 }

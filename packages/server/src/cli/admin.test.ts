@@ -2,7 +2,7 @@ import { normalizeEmail } from '@foyer/contract';
 import { describe, expect, it } from 'vitest';
 import { createTestUser, dbUnavailable, getSession, postSignIn, signIn, uniqueEmail, useTestApp } from '../../test/helpers.js';
 import { listAuditEvents } from '../features/audit/audit.repo.js';
-import { getFailureCount } from '../features/signin/signin.repo.js';
+import { getFailureCount } from '../features/lockout/lockout.repo.js';
 import { EXIT, runAdmin } from './admin.js';
 
 describe.skipIf(dbUnavailable)('admin CLI', () => {

@@ -6,7 +6,9 @@ import { openDatabase } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
 import type { Deps } from '../deps.js';
 import { CLI_META, recordAudit } from '../features/audit/audit.service.js';
-import { clearFailures } from '../features/signin/signin.repo.js';
+import { clearLockout } from '../features/lockout/lockout.service.js';
+import { createRedirectPolicy } from '../features/redirects/redirect-policy.js';
+import { unitOfWork } from '../lib/unit-of-work.js';
 import { CreateUserError, createUser, deactivateUser, type CreateUserProblem } from '../features/users/users.service.js';
 import { systemClock } from '../lib/clock.js';
 import { sha256Hex } from '../lib/crypto.js';
@@ -89,9 +91,10 @@ async function userUnlock(args: string[], io: AdminIo): Promise<number> {
   const email = required(parse(args, { email: { type: 'string' } }), 'email');
   // The lock is per email, not per account (spec §9), so unknown emails can be unlocked too.
   const emailKey = normalizeEmail(email);
-  const cleared = await clearFailures(io.deps.db, emailKey);
-  await recordAudit(io.deps, { type: 'user.unlocked', meta: CLI_META, emailKey });
-  io.stdout(cleared > 0 ? `Unlocked ${emailKey}\n` : `${emailKey} had no failed sign-ins; nothing to unlock\n`);
+  const uow = unitOfWork(io.deps);
+  const cleared = await clearLockout(uow, emailKey);
+  await recordAudit(uow, { type: 'user.unlocked', meta: CLI_META, emailKey });
+  io.stdout(cleared ? `Unlocked ${emailKey}\n` : `${emailKey} had no failed sign-ins; nothing to unlock\n`);
   return EXIT.ok;
 }
 
@@ -150,7 +153,13 @@ async function main(): Promise<number> {
   const database = openDatabase(config.database, { max: 1 });
   try {
     await migrateToLatest(database);
-    const deps: Deps = { db: database.db, config, clock: systemClock, passwords: await createPasswordHasher(config.argon2) };
+    const deps: Deps = {
+      db: database.db,
+      config,
+      clock: systemClock,
+      passwords: await createPasswordHasher(config.argon2),
+      redirects: createRedirectPolicy(config),
+    };
     return await runAdmin(process.argv.slice(2), {
       deps,
       stdout: (text) => process.stdout.write(text),

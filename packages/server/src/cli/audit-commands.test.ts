@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { VERIFY_URL, latestToken, postJson, postSignUp, signUpBody } from '../../test/account-entry.js';
 import { MINUTE, createTestUser, dbUnavailable, newDeviceId, postSignIn, uniqueEmail, useTestApp } from '../../test/helpers.js';
 import { postReset, requestResetToken } from '../../test/password.js';
+import { unitOfWork } from '../lib/unit-of-work.js';
 import { recordAudit } from '../features/audit/audit.service.js';
 import { EXIT, runAdmin } from './admin.js';
 
@@ -76,7 +77,7 @@ describe.skipIf(dbUnavailable)('admin CLI: audit --email E [--limit N]', () => {
   it('keeps to --limit, 50 by default', async () => {
     const email = uniqueEmail('many');
     for (let i = 0; i < 60; i++) {
-      await recordAudit(t.deps, { type: 'signin.failure', meta: { ip: '192.0.2.1', userAgent: 'ua' }, emailKey: normalizeEmail(email) });
+      await recordAudit(unitOfWork(t.deps), { type: 'signin.failure', meta: { ip: '192.0.2.1', userAgent: 'ua' }, emailKey: normalizeEmail(email) });
       t.clock.advance(1000);
     }
     expect((await run('audit', '--email', email)).stdout.trimEnd().split('\n')).toHaveLength(1 + 50);
@@ -87,7 +88,7 @@ describe.skipIf(dbUnavailable)('admin CLI: audit --email E [--limit N]', () => {
 
   it('replaces control characters a request put in a user agent (no terminal escape injection)', async () => {
     const email = uniqueEmail('escape');
-    await recordAudit(t.deps, { type: 'signin.failure', meta: { ip: '192.0.2.1', userAgent: 'evil\u001b[2J\u001b]0;owned\u0007\nline' }, emailKey: email });
+    await recordAudit(unitOfWork(t.deps), { type: 'signin.failure', meta: { ip: '192.0.2.1', userAgent: 'evil\u001b[2J\u001b]0;owned\u0007\nline' }, emailKey: email });
     const result = await run('audit', '--email', email);
     // eslint-disable-next-line no-control-regex -- looking for control characters is the point
     expect(result.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f]/);

@@ -1,3 +1,5 @@
+import type { Kysely, Transaction } from 'kysely';
+
 /**
  * Table types for Kysely. Times are epoch milliseconds (`bigint` columns; pg's int8 parser is
  * set to return numbers). Later capabilities add tables in new migrations and types here.
@@ -178,3 +180,6 @@ export interface DB {
   user_attribution: UserAttributionTable;
   password_history: PasswordHistoryTable;
 }
+
+/** The database, or a transaction on it: what every repository function runs its statements on. */
+export type Db = Kysely<DB> | Transaction<DB>;

@@ -1,8 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import type { Kysely, Transaction } from 'kysely';
-import type { DB } from '../../db/schema.js';
-import type { Clock } from '../../lib/clock.js';
 import { randomId } from '../../lib/crypto.js';
+import type { UnitOfWork } from '../../lib/unit-of-work.js';
 import { insertAuditEvent } from './audit.repo.js';
 
 /** Security events (ASVS V16.3.1: every authentication attempt, success or not). */
@@ -53,10 +51,10 @@ export interface AuditEvent {
   detail?: Record<string, string | number | boolean>;
 }
 
-export async function recordAudit(deps: { db: Kysely<DB> | Transaction<DB>; clock: Clock }, event: AuditEvent): Promise<void> {
-  await insertAuditEvent(deps.db, {
+export async function recordAudit(uow: UnitOfWork, event: AuditEvent): Promise<void> {
+  await insertAuditEvent(uow.db, {
     id: randomId(),
-    at: deps.clock.now(),
+    at: uow.now,
     type: event.type,
     user_id: event.userId ?? null,
     email_key: event.emailKey ?? null,

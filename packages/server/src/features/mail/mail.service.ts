@@ -1,9 +1,7 @@
 import type { Locale } from '@foyer/contract';
-import type { Kysely, Transaction } from 'kysely';
 import type { Config } from '../../config.js';
-import type { DB } from '../../db/schema.js';
-import type { Clock } from '../../lib/clock.js';
 import { randomId } from '../../lib/crypto.js';
+import type { UnitOfWork } from '../../lib/unit-of-work.js';
 import { renderMail, type MailTemplate } from './mail.template.js';
 import { outboxKeyOf, sealMail } from './outbox.crypto.js';
 import { insertOutbox } from './outbox.repo.js';
@@ -23,19 +21,16 @@ export interface QueuedMail<Data> {
  * sealed before it is written (decision 0012): its links are live tokens.
  * After the transaction commits, nudge the worker (`app.mail.nudge()`) so it goes out at once.
  */
-export async function queueMail<Data>(
-  deps: { db: Kysely<DB> | Transaction<DB>; clock: Clock; config: Pick<Config, 'secret'> },
-  mail: QueuedMail<Data>,
-): Promise<string> {
+export async function queueMail<Data>(uow: UnitOfWork, config: Pick<Config, 'secret'>, mail: QueuedMail<Data>): Promise<string> {
   const rendered = renderMail(mail.template, mail.locale, mail.data);
   const id = randomId();
-  const now = deps.clock.now();
-  await insertOutbox(deps.db, {
+  const { now } = uow;
+  await insertOutbox(uow.db, {
     id,
     kind: mail.template.kind,
     to_address: mail.to,
     locale: mail.locale,
-    sealed_content: sealMail(outboxKeyOf(deps.config), { id, to: mail.to }, rendered),
+    sealed_content: sealMail(outboxKeyOf(config), { id, to: mail.to }, rendered),
     created_at: now,
     attempts: 0,
     next_attempt_at: now,

@@ -3,6 +3,7 @@ import { dbUnavailable, uniqueEmail, useTestApp } from '../../../test/helpers.js
 import { SmtpCapture } from '../../../test/smtp-capture.js';
 import { verifyEmailMail } from '../signup/signup.mail.js';
 import { queueMail } from './mail.service.js';
+import { unitOfWork } from '../../lib/unit-of-work.js';
 import { smtpTransport, type MailTransport } from './mail.transports.js';
 import { MailWorker } from './mail.worker.js';
 import { outboxKeyOf } from './outbox.crypto.js';
@@ -27,7 +28,8 @@ describe.skipIf(dbUnavailable)('mail throughput over real SMTP', () => {
   };
   const queue = (to: string) =>
     queueMail(
-      { db: t.db, clock: t.clock, config: t.config },
+      unitOfWork(t),
+      t.config,
       { to, locale: 'en', template: verifyEmailMail, data: { firstName: 'Ada', link: 'http://localhost:8080/verify-email/x', hours: 24 } },
     );
   const workerOn = (transport: MailTransport, stopDeadlineMs?: number) => {

@@ -5,6 +5,7 @@ import { SmtpCapture } from '../../../test/smtp-capture.js';
 import type { Database } from '../../db/database.js';
 import { verifyEmailMail } from '../signup/signup.mail.js';
 import { queueMail } from './mail.service.js';
+import { unitOfWork } from '../../lib/unit-of-work.js';
 import { smtpTransport } from './mail.transports.js';
 import { MailWorker, RETRY_CAP_MS, describeError, retryDelayMs } from './mail.worker.js';
 import { outboxKeyOf } from './outbox.crypto.js';
@@ -40,7 +41,7 @@ describe.skipIf(dbUnavailable)('the mail worker over real SMTP', () => {
   });
 
   const queue = (to: string) =>
-    queueMail({ db: t.db, clock: t.clock, config: t.config }, { to, locale: 'en', template: verifyEmailMail, data: { firstName: 'Ada', link: 'http://localhost:8080/verify-email/x', hours: 24 } });
+    queueMail(unitOfWork(t), t.config, { to, locale: 'en', template: verifyEmailMail, data: { firstName: 'Ada', link: 'http://localhost:8080/verify-email/x', hours: 24 } });
   const workerFor = (url: string) => {
     worker = new MailWorker({ db: t.db, clock: t.clock, log: t.app.log, key: outboxKeyOf(t.config) }, smtpTransport({ url, from: 'Foyer <no-reply@localhost>' }), {
       pollMs: 60 * MINUTE,

@@ -1,9 +1,8 @@
-import type { ExpressionBuilder, Insertable, Kysely, Selectable, Transaction } from 'kysely';
-import type { DB, DevMailboxTable, MailOutboxTable } from '../../db/schema.js';
+import type { ExpressionBuilder, Insertable, Selectable } from 'kysely';
+import type { DB, Db, DevMailboxTable, MailOutboxTable } from '../../db/schema.js';
 
 export type OutboxRow = Selectable<MailOutboxTable>;
 export type DevMailboxRow = Selectable<DevMailboxTable>;
-type Db = Kysely<DB> | Transaction<DB>;
 
 export async function insertOutbox(db: Db, row: Insertable<MailOutboxTable>): Promise<void> {
   await db.insertInto('mail_outbox').values(row).execute();

@@ -1,10 +1,12 @@
 import { isSupportedLocale, isValidEmail, normalizeEmail, routePath, type Locale } from '@foyer/contract';
 import { isUniqueViolation } from '../../db/errors.js';
+import { inTransaction } from '../../lib/unit-of-work.js';
 import type { Deps } from '../../deps.js';
 import { recordAudit, type RequestMeta } from '../audit/audit.service.js';
 import { absoluteLink, queueMail } from '../mail/mail.service.js';
 import { mailLocale } from '../mail/mail.template.js';
-import { SETUP_TOKENS, issueToken } from '../setup/tokens.js';
+import { lifetimeOf } from '../tokens/purposes.js';
+import { issueToken } from '../tokens/tokens.js';
 import { findUserByEmailKey, insertUser, newUserRow, type UserRow } from '../users/users.repo.js';
 import { invitationMail } from './invitation.mail.js';
 import { OrganizationError, findOrganization } from './organizations.service.js';
@@ -34,8 +36,8 @@ export async function inviteMember(deps: Deps, input: { org: string; email: stri
   const emailKey = normalizeEmail(email);
 
   const invite = () =>
-    deps.db.transaction().execute(async (trx): Promise<Invitation> => {
-      const now = deps.clock.now();
+    inTransaction(deps, async (uow): Promise<Invitation> => {
+      const { db: trx, now } = uow;
       const existing = await findUserByEmailKey(trx, emailKey);
       if (existing !== undefined) {
         if (existing.org_id !== org.id) throw new OrganizationError('otherAccount');
@@ -45,22 +47,19 @@ export async function inviteMember(deps: Deps, input: { org: string; email: stri
       const locale: Locale = input.locale !== undefined ? mailLocale(input.locale) : mailLocale(existing?.locale);
       const user: UserRow = existing ?? newUserRow({ email, emailKey, locale, orgId: org.id, now });
       if (existing === undefined) await insertUser(trx, user);
-      const token = await issueToken({ db: trx, clock: deps.clock }, { userId: user.id, ...SETUP_TOKENS.invitation });
-      await queueMail(
-        { db: trx, clock: deps.clock, config: deps.config },
-        {
-          to: user.email,
-          locale,
-          template: invitationMail,
-          data: {
-            organization: org.name,
-            link: absoluteLink(deps.config, routePath('setupAccount', { token })),
-            days: SETUP_TOKENS.invitation.lifetimeMs / DAY_MS,
-          },
+      const token = await issueToken(uow, { userId: user.id, purpose: 'invitation' });
+      await queueMail(uow, deps.config, {
+        to: user.email,
+        locale,
+        template: invitationMail,
+        data: {
+          organization: org.name,
+          link: absoluteLink(deps.config, routePath('setupAccount', { token })),
+          days: lifetimeOf('invitation') / DAY_MS,
         },
-      );
+      });
       const resent = existing !== undefined;
-      await recordAudit({ db: trx, clock: deps.clock }, { type: 'org.invited', meta, userId: user.id, emailKey, detail: { orgId: org.id, resent } });
+      await recordAudit(uow, { type: 'org.invited', meta, userId: user.id, emailKey, detail: { orgId: org.id, resent } });
       return { user, resent };
     });
 

@@ -1,9 +1,8 @@
-import type { Insertable, Kysely, Selectable, Transaction } from 'kysely';
-import type { DB, OrganizationDomainsTable, OrganizationsTable } from '../../db/schema.js';
+import type { Insertable, Selectable } from 'kysely';
+import type { Db, OrganizationDomainsTable, OrganizationsTable } from '../../db/schema.js';
 
 export type OrganizationRow = Selectable<OrganizationsTable>;
 export type OrganizationDomainRow = Selectable<OrganizationDomainsTable>;
-type Db = Kysely<DB> | Transaction<DB>;
 
 export async function insertOrganization(db: Db, row: Insertable<OrganizationsTable>): Promise<void> {
   await db.insertInto('organizations').values(row).execute();

@@ -1,4 +1,5 @@
 import { isUniqueViolation } from '../../db/errors.js';
+import { inTransaction } from '../../lib/unit-of-work.js';
 import type { Deps } from '../../deps.js';
 import { randomId } from '../../lib/crypto.js';
 import { recordAudit, type RequestMeta } from '../audit/audit.service.js';
@@ -74,7 +75,8 @@ export async function createOrganization(
   // The prefix keeps ids from starting with `-`, which a command line would read as an option.
   const org: OrganizationRow = { id: `org_${randomId()}`, name, name_key: name.toLowerCase(), created_at: now };
   try {
-    await deps.db.transaction().execute(async (trx) => {
+    await inTransaction(deps, async (uow) => {
+      const trx = uow.db;
       if ((await findOrganizationByNameKey(trx, org.name_key)) !== undefined) throw new OrganizationError('nameTaken');
       await insertOrganization(trx, org);
       if (domain !== undefined) {
@@ -82,7 +84,7 @@ export async function createOrganization(
         await insertDomain(trx, { domain, org_id: org.id, sso_required: input.ssoRequired ? 1 : 0, created_at: now });
       }
       const detail = { orgId: org.id, ...(domain === undefined ? {} : { domain, ssoRequired: input.ssoRequired }) };
-      await recordAudit({ db: trx, clock: deps.clock }, { type: 'org.created', meta, detail });
+      await recordAudit(uow, { type: 'org.created', meta, detail });
     });
   } catch (error) {
     // Two creations at once: the unique indexes decide.
@@ -107,7 +109,8 @@ export async function claimDomain(
   if (domain === undefined) throw new OrganizationError('invalidDomain');
   let updated = false;
   try {
-    await deps.db.transaction().execute(async (trx) => {
+    await inTransaction(deps, async (uow) => {
+      const trx = uow.db;
       const existing = await findDomain(trx, domain);
       if (existing !== undefined && existing.org_id !== org.id) throw new OrganizationError('domainTaken');
       if (existing === undefined) {
@@ -117,7 +120,7 @@ export async function claimDomain(
         updated = true;
       }
       const detail = { orgId: org.id, domain, ssoRequired: input.ssoRequired };
-      await recordAudit({ db: trx, clock: deps.clock }, { type: 'org.domainClaimed', meta, detail });
+      await recordAudit(uow, { type: 'org.domainClaimed', meta, detail });
     });
   } catch (error) {
     if (isUniqueViolation(error)) throw new OrganizationError('domainTaken');

@@ -1,21 +1,21 @@
 import { normalizeEmail, routePath, type Locale } from '@foyer/contract';
-import { sql, type Transaction } from 'kysely';
-import type { DB } from '../../db/schema.js';
+import { sql } from 'kysely';
 import type { Deps } from '../../deps.js';
 import { randomToken, sha256Hex } from '../../lib/crypto.js';
 import { AppError } from '../../lib/errors.js';
+import { inTransaction, type UnitOfWork } from '../../lib/unit-of-work.js';
 import { recordAudit, type RequestMeta } from '../audit/audit.service.js';
 import { absoluteLink, queueMail } from '../mail/mail.service.js';
 import { mailLocale } from '../mail/mail.template.js';
 import { ssoRequiredFor } from '../organizations/organizations.service.js';
-import { issueToken } from '../setup/tokens.js';
+import { lifetimeOf } from '../tokens/purposes.js';
+import { issueToken } from '../tokens/tokens.js';
 import { findUserByEmailKey, type UserRow } from '../users/users.repo.js';
 import { passwordResetMail } from './password.mail.js';
 
 const MINUTE_MS = 60_000;
-
 /** Decision 0010: a reset link lives one hour and works once; a newer request ends older links. */
-export const RESET_TOKENS = { purpose: 'passwordReset', lifetimeMs: 60 * MINUTE_MS } as const;
+const RESET_MINUTES = lifetimeOf('passwordReset') / MINUTE_MS;
 
 export interface ForgotContext {
   meta: RequestMeta;
@@ -32,17 +32,14 @@ function resetLink(deps: Pick<Deps, 'config'>, token: string): string {
   return absoluteLink(deps.config, routePath('resetPassword', { token }));
 }
 
-async function queueResetMail(trx: Transaction<DB>, deps: Deps, user: UserRow, locale: Locale): Promise<void> {
-  const token = await issueToken({ db: trx, clock: deps.clock }, { userId: user.id, ...RESET_TOKENS });
-  await queueMail(
-    { db: trx, clock: deps.clock, config: deps.config },
-    {
-      to: user.email,
-      locale,
-      template: passwordResetMail,
-      data: { firstName: user.first_name, link: resetLink(deps, token), minutes: RESET_TOKENS.lifetimeMs / MINUTE_MS },
-    },
-  );
+async function queueResetMail(uow: UnitOfWork, deps: Deps, user: UserRow, locale: Locale): Promise<void> {
+  const token = await issueToken(uow, { userId: user.id, purpose: 'passwordReset' });
+  await queueMail(uow, deps.config, {
+    to: user.email,
+    locale,
+    template: passwordResetMail,
+    data: { firstName: user.first_name, link: resetLink(deps, token), minutes: RESET_MINUTES },
+  });
 }
 
 /**
@@ -52,22 +49,25 @@ async function queueResetMail(trx: Transaction<DB>, deps: Deps, user: UserRow, l
  * is rolled back under a savepoint at once. The database does the known path's largest write and keeps
  * nothing: no row is committed, so nothing is ever sent.
  */
-async function equalWork(trx: Transaction<DB>, deps: Deps, email: string, locale: Locale): Promise<void> {
+async function equalWork(uow: UnitOfWork, deps: Deps, email: string, locale: Locale): Promise<void> {
   const token = randomToken();
-  await trx
+  const { db } = uow;
+  await db
     .updateTable('email_tokens')
-    .set({ used_at: deps.clock.now() })
+    .set({ used_at: uow.now })
     .where('id', '=', sha256Hex(token))
-    .where('purpose', '=', RESET_TOKENS.purpose)
+    .where('purpose', '=', 'passwordReset')
     .where('used_at', 'is', null)
     .execute();
-  await sql`savepoint foyer_equal_work`.execute(trx);
-  await queueMail(
-    { db: trx, clock: deps.clock, config: deps.config },
-    { to: email, locale, template: passwordResetMail, data: { firstName: null, link: resetLink(deps, token), minutes: RESET_TOKENS.lifetimeMs / MINUTE_MS } },
-  );
-  await sql`rollback to savepoint foyer_equal_work`.execute(trx);
-  await sql`release savepoint foyer_equal_work`.execute(trx);
+  await sql`savepoint foyer_equal_work`.execute(db);
+  await queueMail(uow, deps.config, {
+    to: email,
+    locale,
+    template: passwordResetMail,
+    data: { firstName: null, link: resetLink(deps, token), minutes: RESET_MINUTES },
+  });
+  await sql`rollback to savepoint foyer_equal_work`.execute(db);
+  await sql`release savepoint foyer_equal_work`.execute(db);
 }
 
 /**
@@ -85,11 +85,11 @@ export async function requestPasswordReset(deps: Deps, input: { email: string },
   const active = user !== undefined && user.deactivated_at === null ? user : undefined;
   const reason = user === undefined ? 'unknownEmail' : active === undefined ? 'deactivated' : undefined;
 
-  await deps.db.transaction().execute(async (trx) => {
+  await inTransaction(deps, async (uow) => {
     const locale = user === undefined ? context.locale : recipientLocale(user, context.locale);
-    if (active !== undefined) await queueResetMail(trx, deps, active, locale);
-    else await equalWork(trx, deps, input.email.trim(), locale);
+    if (active !== undefined) await queueResetMail(uow, deps, active, locale);
+    else await equalWork(uow, deps, input.email.trim(), locale);
     const detail: Record<string, string | boolean> = reason === undefined ? { sent: true } : { sent: false, reason };
-    await recordAudit({ db: trx, clock: deps.clock }, { type: 'password.resetRequested', meta: context.meta, userId: user?.id ?? null, emailKey, detail });
+    await recordAudit(uow, { type: 'password.resetRequested', meta: context.meta, userId: user?.id ?? null, emailKey, detail });
   });
 }

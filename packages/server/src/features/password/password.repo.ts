@@ -1,8 +1,6 @@
-import type { Kysely, Transaction } from 'kysely';
-import type { DB } from '../../db/schema.js';
+import type { Db } from '../../db/schema.js';
 import { randomId } from '../../lib/crypto.js';
 
-type Db = Kysely<DB> | Transaction<DB>;
 
 /** Earlier passwords a new one must differ from, besides the current one (decision 0010). */
 export const PASSWORD_HISTORY_SIZE = 5;

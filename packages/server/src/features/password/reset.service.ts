@@ -2,18 +2,18 @@ import { ROUTES, type Locale } from '@foyer/contract';
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../lib/errors.js';
 import { refuseCommonPassword } from '../../lib/password-floor.js';
+import { inTransaction } from '../../lib/unit-of-work.js';
 import { recordAudit, type RequestMeta } from '../audit/audit.service.js';
 import { absoluteLink, queueMail } from '../mail/mail.service.js';
 import { deleteSessionsOfUser } from '../sessions/sessions.repo.js';
-import { SETUP_PURPOSES, findToken, spendOpenTokens, spendToken, usableToken } from '../setup/tokens.js';
-import { clearFailures } from '../signin/signin.repo.js';
+import { RESET_PURPOSES, SETUP_PURPOSES } from '../tokens/purposes.js';
+import { findToken, spendOpenTokens, spendPresentedToken, usableToken } from '../tokens/tokens.js';
+import { clearLockout } from '../lockout/lockout.service.js';
 import { dropPendingCredentials } from '../signup/signup.repo.js';
 import { findUserById, type UserRow } from '../users/users.repo.js';
-import { RESET_TOKENS, recipientLocale } from './forgot.service.js';
+import { recipientLocale } from './forgot.service.js';
 import { passwordChangedMail } from './password.mail.js';
 import { pushPasswordHistory, recentPasswordHashes, setResetPassword } from './password.repo.js';
-
-const RESET_PURPOSES: readonly string[] = [RESET_TOKENS.purpose];
 
 export interface ResetContext {
   meta: RequestMeta;
@@ -52,39 +52,31 @@ export async function resetPassword(deps: Deps, input: { token: string; hashPass
   await refuseRecentPassword(deps, user, input.hashPassword);
   const passwordHash = await deps.passwords.hash(input.hashPassword);
 
-  await deps.db.transaction().execute(async (trx) => {
-    const now = deps.clock.now();
-    if (!(await spendToken(trx, token.id, now))) {
-      // Spent by a racing request, or expired since it was read: tell which (spec §8).
-      usableToken(await findToken(trx, input.token), RESET_PURPOSES, now);
-      throw new AppError('invalidToken');
-    }
+  await inTransaction(deps, async (uow) => {
+    const { db: trx, now } = uow;
+    await spendPresentedToken(uow, input.token, token, RESET_PURPOSES);
     await setResetPassword(trx, user.id, passwordHash, now);
     if (user.password_hash !== null) await pushPasswordHistory(trx, { userId: user.id, passwordHash: user.password_hash, now });
     const sessionsEnded = await deleteSessionsOfUser(trx, user.id);
-    const lockCleared = (await clearFailures(trx, user.email_key)) > 0;
-    await spendOpenTokens(trx, user.id, [...SETUP_PURPOSES, ...RESET_PURPOSES], now);
+    const lockCleared = await clearLockout(uow, user.email_key);
+    await spendOpenTokens(uow, user.id, [...SETUP_PURPOSES, ...RESET_PURPOSES]);
     // The owner proved the mailbox: no other sign-up's password may still answer for the email.
     await dropPendingCredentials(trx, user.email_key);
-    await queueMail(
-      { db: trx, clock: deps.clock, config: deps.config },
-      {
-        to: user.email,
-        locale: recipientLocale(user, context.locale),
-        template: passwordChangedMail,
-        data: {
-          firstName: user.first_name,
-          signInUrl: absoluteLink(deps.config, ROUTES.signIn),
-          resetUrl: absoluteLink(deps.config, ROUTES.forgotPassword),
-        },
+    await queueMail(uow, deps.config, {
+      to: user.email,
+      locale: recipientLocale(user, context.locale),
+      template: passwordChangedMail,
+      data: {
+        firstName: user.first_name,
+        signInUrl: absoluteLink(deps.config, ROUTES.signIn),
+        resetUrl: absoluteLink(deps.config, ROUTES.forgotPassword),
       },
-    );
+    });
 
-    const audit = { db: trx, clock: deps.clock };
     const { meta } = context;
     if (user.email_verified_at === null) {
-      await recordAudit(audit, { type: 'email.verified', meta, userId: user.id, emailKey: user.email_key, detail: { via: RESET_TOKENS.purpose } });
+      await recordAudit(uow, { type: 'email.verified', meta, userId: user.id, emailKey: user.email_key, detail: { via: 'passwordReset' } });
     }
-    await recordAudit(audit, { type: 'password.reset', meta, userId: user.id, emailKey: user.email_key, detail: { sessionsEnded, lockCleared } });
+    await recordAudit(uow, { type: 'password.reset', meta, userId: user.id, emailKey: user.email_key, detail: { sessionsEnded, lockCleared } });
   });
 }

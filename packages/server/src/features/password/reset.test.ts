@@ -4,8 +4,9 @@ import { SETUP_URL, mailsTo, postJson } from '../../../test/account-entry.js';
 import { HOUR, MINUTE, createTestUser, dbUnavailable, getSession, newDeviceId, postSignIn, signIn, useTestApp } from '../../../test/helpers.js';
 import { postReset, randomAddress, requestResetToken } from '../../../test/password.js';
 import { listAuditEvents } from '../audit/audit.repo.js';
-import { SETUP_TOKENS, issueToken } from '../setup/tokens.js';
-import { getFailureCount } from '../signin/signin.repo.js';
+import { unitOfWork } from '../../lib/unit-of-work.js';
+import { issueToken } from '../tokens/tokens.js';
+import { getFailureCount } from '../lockout/lockout.repo.js';
 import { findUserById } from '../users/users.repo.js';
 
 describe.skipIf(dbUnavailable)('POST /api/account/resetPassword', () => {
@@ -84,7 +85,7 @@ describe.skipIf(dbUnavailable)('POST /api/account/resetPassword', () => {
 
   it('answers invalidToken for an unknown link, another kind of link, or an account deactivated since', async () => {
     const account = await createTestUser(t);
-    const verify = await issueToken({ db: t.db, clock: t.clock }, { userId: account.user.id, ...SETUP_TOKENS.verifyEmail });
+    const verify = await issueToken(unitOfWork(t), { userId: account.user.id, purpose: 'verifyEmail' });
     for (const token of ['A'.repeat(43), verify]) {
       const response = await postReset(t, token, 'a brand new password');
       expect(response.statusCode).toBe(400);
@@ -97,7 +98,7 @@ describe.skipIf(dbUnavailable)('POST /api/account/resetPassword', () => {
 
   it('ends the account’s other emailed links, each of which could sign someone in', async () => {
     const account = await createTestUser(t, { verified: false });
-    const verify = await issueToken({ db: t.db, clock: t.clock }, { userId: account.user.id, ...SETUP_TOKENS.verifyEmail });
+    const verify = await issueToken(unitOfWork(t), { userId: account.user.id, purpose: 'verifyEmail' });
     await postReset(t, await requestResetToken(t, account.email), 'a brand new password');
     expect((await postJson(t, SETUP_URL, { token: verify, deviceId: newDeviceId() })).json()).toEqual({ errorMessage: 'invalidToken' });
   });

@@ -2,6 +2,7 @@ import { DEVICE_ID_HEADER } from '@foyer/contract';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../lib/errors.js';
+import { unitOfWork } from '../../lib/unit-of-work.js';
 import { sessionCookieName, setSessionCookie } from '../../lib/cookies.js';
 import { authenticate, createSession, type ActiveSession } from './sessions.service.js';
 
@@ -43,7 +44,7 @@ export async function startSession(
   reply: FastifyReply,
   input: { userId: string; deviceId: string },
 ): Promise<string> {
-  const { token } = await createSession(deps, input);
+  const { token } = await createSession(unitOfWork(deps), deps.config, input);
   setSessionCookie(reply, deps.config, token);
   return token;
 }

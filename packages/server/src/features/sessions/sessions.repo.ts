@@ -1,7 +1,6 @@
-import type { CompiledQuery, Insertable, Kysely, Transaction } from 'kysely';
-import type { DB, SessionsTable } from '../../db/schema.js';
+import type { CompiledQuery, Insertable } from 'kysely';
+import type { Db, SessionsTable } from '../../db/schema.js';
 
-type Db = Kysely<DB> | Transaction<DB>;
 
 export async function insertSession(db: Db, row: Insertable<SessionsTable>): Promise<void> {
   await db.insertInto('sessions').values(row).execute();

@@ -2,6 +2,7 @@ import { API_BASE, CALLS, ErrorBody } from '@foyer/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { clearSessionCookie } from '../../lib/cookies.js';
 import { READ_ERRORS, WRITE_ERRORS } from '../../lib/http-schemas.js';
+import { unitOfWork } from '../../lib/unit-of-work.js';
 import { recordAudit, requestMeta } from '../audit/audit.service.js';
 import { readSessionToken, requireSession } from './sessions.http.js';
 import { endSession } from './sessions.service.js';
@@ -32,7 +33,7 @@ export const sessionsRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     handler: async (request, reply) => {
       const userId = await endSession(app, readSessionToken(request, app));
-      if (userId !== undefined) await recordAudit(app, { type: 'signout', meta: requestMeta(request), userId });
+      if (userId !== undefined) await recordAudit(unitOfWork(app), { type: 'signout', meta: requestMeta(request), userId });
       clearSessionCookie(reply, app.config);
       return {};
     },

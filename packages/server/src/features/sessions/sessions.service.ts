@@ -1,11 +1,24 @@
 import type { SessionUser } from '@foyer/contract';
+import type { Config } from '../../config.js';
 import type { Deps } from '../../deps.js';
 import { randomToken, sha256Hex } from '../../lib/crypto.js';
-import { toSessionUser } from '../users/users.service.js';
+import type { UnitOfWork } from '../../lib/unit-of-work.js';
+import type { UserRow } from '../users/users.repo.js';
 import { deleteSession, findSessionWithUser, insertSession, touchSession } from './sessions.repo.js';
 
 /** last_seen_at moves at most once an hour, so checking a session is almost always a pure read. */
 export const TOUCH_INTERVAL_MS = 60 * 60 * 1000;
+
+/** The API shape of an account; the only place a row becomes something a client sees. */
+export function toSessionUser(row: Pick<UserRow, 'id' | 'email' | 'first_name' | 'last_name' | 'email_verified_at'>): SessionUser {
+  return {
+    id: row.id,
+    email: row.email,
+    firstName: row.first_name,
+    lastName: row.last_name,
+    emailVerified: row.email_verified_at !== null,
+  };
+}
 
 /** 32 random bytes in base64url. */
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
@@ -29,11 +42,15 @@ export interface ActiveSession {
  * setup link, verify email, Google, SSO) ends here, so every session gets a fresh token
  * (ASVS V7.2.4) bound to the device that asked for it.
  */
-export async function createSession(deps: Pick<Deps, 'db' | 'config' | 'clock'>, input: { userId: string; deviceId: string }): Promise<StartedSession> {
+export async function createSession(
+  uow: UnitOfWork,
+  config: Pick<Config, 'session'>,
+  input: { userId: string; deviceId: string },
+): Promise<StartedSession> {
   const token = randomToken();
-  const now = deps.clock.now();
-  const expiresAt = now + deps.config.session.absoluteMs;
-  await insertSession(deps.db, {
+  const { now } = uow;
+  const expiresAt = now + config.session.absoluteMs;
+  await insertSession(uow.db, {
     id: sha256Hex(token),
     user_id: input.userId,
     device_id: input.deviceId,
@@ -41,7 +58,7 @@ export async function createSession(deps: Pick<Deps, 'db' | 'config' | 'clock'>,
     last_seen_at: now,
     expires_at: expiresAt,
   });
-  return { token, expiresAt: Math.min(expiresAt, now + deps.config.session.idleMs) };
+  return { token, expiresAt: Math.min(expiresAt, now + config.session.idleMs) };
 }
 
 /**

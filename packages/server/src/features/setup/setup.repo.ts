@@ -1,7 +1,5 @@
-import type { Kysely, Transaction } from 'kysely';
-import type { DB, SignupAttemptsTable } from '../../db/schema.js';
+import type { Db, SignupAttemptsTable } from '../../db/schema.js';
 
-type Db = Kysely<DB> | Transaction<DB>;
 
 export type PendingCredential = Pick<SignupAttemptsTable, 'first_name' | 'last_name' | 'phone_number'> & { password_hash: string };
 

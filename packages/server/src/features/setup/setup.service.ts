@@ -2,13 +2,15 @@ import type { SETUP_FIELDS } from '@foyer/contract';
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../lib/errors.js';
 import { refuseCommonPassword } from '../../lib/password-floor.js';
+import { inTransaction } from '../../lib/unit-of-work.js';
 import { recordAudit, type RequestMeta } from '../audit/audit.service.js';
 import { createSession, type StartedSession } from '../sessions/sessions.service.js';
-import { allowedRedirect, findRedirectTo, mergeAttribution, type AttributionInput } from '../signup/attribution.js';
+import { findRedirectTo, mergeAttribution, type AttributionInput } from '../attribution/attribution.repo.js';
 import { findUserById, type UserRow } from '../users/users.repo.js';
 import { dropPendingCredentials, findSignupAttempt } from '../signup/signup.repo.js';
 import { activateSignup, completeUserSetup, type PendingCredential, type SetupValues } from './setup.repo.js';
-import { SETUP_PURPOSES, findToken, spendOpenTokens, spendToken, usableToken, type EmailTokenRow } from './tokens.js';
+import { SETUP_PURPOSES } from '../tokens/purposes.js';
+import { findToken, spendOpenTokens, spendPresentedToken, usableToken, type TokenRow } from '../tokens/tokens.js';
 
 export type SetupField = (typeof SETUP_FIELDS)[number];
 
@@ -25,7 +27,7 @@ export function missingFields(user: Pick<UserRow, 'first_name' | 'last_name' | '
 }
 
 interface PendingSetup {
-  token: EmailTokenRow;
+  token: TokenRow;
   user: UserRow;
   /** The sign-up whose credential this verification link activates (decision 0014). */
   signup?: PendingCredential;
@@ -33,7 +35,7 @@ interface PendingSetup {
 }
 
 /** The sign-up a verification link belongs to, if it still holds its credential. */
-async function pendingSignup(deps: Pick<Deps, 'db'>, token: EmailTokenRow): Promise<PendingCredential | undefined> {
+async function pendingSignup(deps: Pick<Deps, 'db'>, token: TokenRow): Promise<PendingCredential | undefined> {
   if (token.signup_id === null) return undefined;
   const attempt = await findSignupAttempt(deps.db, token.signup_id);
   // Dropped because another sign-up of the email was verified: this link can activate nothing.
@@ -111,31 +113,28 @@ export async function completeSetup(deps: Deps, input: SetupInput, meta: Request
   const phone = input.phoneNumber?.trim() ?? '';
   if (missing.includes('phoneNumber') && phone !== '') values.phoneNumber = phone;
 
-  return deps.db.transaction().execute(async (trx) => {
-    const now = deps.clock.now();
-    if (!(await spendToken(trx, token.id, now))) {
-      // Spent by a racing request, or expired since it was read: tell which (spec §8).
-      usableToken(await findToken(trx, input.token), SETUP_PURPOSES, now);
-      throw new AppError('invalidToken');
-    }
+  return inTransaction(deps, async (uow) => {
+    const { db: trx, now } = uow;
+    await spendPresentedToken(uow, input.token, token, SETUP_PURPOSES);
     // Decision 0014: the clicked sign-up's credential wins; verified meanwhile → nothing changes.
     if (signup !== undefined && !(await activateSignup(trx, user.id, signup, now))) throw new AppError('invalidToken');
     await completeUserSetup(trx, user.id, values, now);
-    await spendOpenTokens(trx, user.id, SETUP_PURPOSES, now);
+    await spendOpenTokens(uow, user.id, SETUP_PURPOSES);
     // The email is proven now: no other sign-up's password may linger as a candidate.
     await dropPendingCredentials(trx, user.email_key);
     await mergeAttribution(trx, user.id, input, now);
-    const session = await createSession({ db: trx, config: deps.config, clock: deps.clock }, { userId: user.id, deviceId: input.deviceId });
+    const session = await createSession(uow, deps.config, { userId: user.id, deviceId: input.deviceId });
 
-    const audit = { db: trx, clock: deps.clock };
     if (user.email_verified_at === null) {
       const via = signup === undefined ? token.purpose : 'signup';
-      await recordAudit(audit, { type: 'email.verified', meta, userId: user.id, emailKey: user.email_key, detail: { via } });
+      await recordAudit(uow, { type: 'email.verified', meta, userId: user.id, emailKey: user.email_key, detail: { via } });
     }
     const fieldsSet = Object.keys(values).join(',');
-    await recordAudit(audit, { type: 'setup.completed', meta, userId: user.id, emailKey: user.email_key, detail: { via: token.purpose, mode, fieldsSet } });
+    await recordAudit(uow, { type: 'setup.completed', meta, userId: user.id, emailKey: user.email_key, detail: { via: token.purpose, mode, fieldsSet } });
 
-    const redirectUrl = allowedRedirect(deps.config, await findRedirectTo(trx, user.id));
-    return redirectUrl === undefined ? { session } : { session, redirectUrl };
+    // Stored only after passing the redirect policy at sign-up; the browser checks it once more
+    // right before it navigates (features/redirects).
+    const redirectUrl = await findRedirectTo(trx, user.id);
+    return redirectUrl === null ? { session } : { session, redirectUrl };
   });
 }

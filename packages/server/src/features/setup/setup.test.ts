@@ -17,7 +17,8 @@ import {
 import { sha256Hex } from '../../lib/crypto.js';
 import { listAuditEvents } from '../audit/audit.repo.js';
 import { findUserByEmailKey } from '../users/users.repo.js';
-import { SETUP_TOKENS, issueToken } from './tokens.js';
+import { unitOfWork } from '../../lib/unit-of-work.js';
+import { issueToken } from '../tokens/tokens.js';
 
 const fields = (t: TestApp, token: string) => getFields(t, token);
 
@@ -194,14 +195,14 @@ describe.skipIf(dbUnavailable)('POST /api/account/setupAccount', () => {
     expect((await postJson(t, SETUP_URL, { token, deviceId: newDeviceId() })).json()).toEqual({ errorMessage: 'invalidToken' });
 
     const account = await createTestUser(t, { verified: false });
-    const reset = await issueToken({ db: t.db, clock: t.clock }, { userId: account.user.id, purpose: 'passwordReset', lifetimeMs: HOUR });
+    const reset = await issueToken(unitOfWork(t), { userId: account.user.id, purpose: 'passwordReset' });
     expect((await fields(t, reset)).json()).toEqual({ errorMessage: 'invalidToken' });
   });
 
   it('ends the account’s other setup links once one was used', async () => {
     const { email, token } = await signedUp(t);
     const user = await findUserByEmailKey(t.db, normalizeEmail(email));
-    const invitation = await issueToken({ db: t.db, clock: t.clock }, { userId: user?.id ?? '', ...SETUP_TOKENS.invitation });
+    const invitation = await issueToken(unitOfWork(t), { userId: user?.id ?? '', purpose: 'invitation' });
     expect((await postJson(t, SETUP_URL, { token, deviceId: newDeviceId() })).statusCode).toBe(200);
     expect((await fields(t, invitation)).json()).toEqual({ errorMessage: 'invalidToken' });
   });

@@ -5,7 +5,7 @@ import { MINUTE, createTestUser, dbUnavailable, newDeviceId, testConfig, uniqueE
 import { ConfigError } from '../../config.js';
 import { sha256Hex } from '../../lib/crypto.js';
 import { signinPerEmail } from './signin.limits.js';
-import { getFailureCount } from './signin.repo.js';
+import { getFailureCount } from '../lockout/lockout.repo.js';
 
 describe.skipIf(dbUnavailable)('sign-in rate limits (decision 0010)', () => {
   const t = useTestApp();

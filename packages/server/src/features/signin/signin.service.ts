@@ -1,13 +1,12 @@
-import { LIMITS, normalizeEmail } from '@foyer/contract';
+import { normalizeEmail } from '@foyer/contract';
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../lib/errors.js';
+import { unitOfWork } from '../../lib/unit-of-work.js';
 import { recordAudit, type RequestMeta } from '../audit/audit.service.js';
-import { SETUP_TOKENS } from '../setup/tokens.js';
+import { clearLockout, giveBack, reserve, settleFailure } from '../lockout/lockout.service.js';
 import { findPendingCredentials } from '../signup/signup.repo.js';
+import { lifetimeOf } from '../tokens/purposes.js';
 import { findUserByEmailKey, setPasswordHash } from '../users/users.repo.js';
-import { clearFailures, lockAfterFailure, releaseAttempt, reserveAttempt } from './signin.repo.js';
-
-const LOCK_MS = LIMITS.accountLockMinutes * 60 * 1000;
 
 /**
  * How many of an email's newest pending sign-ups a failed password is also checked against
@@ -28,9 +27,10 @@ export interface SignInInput {
  * unverifiedAccount in both cases: the pair cannot tell which emails have accounts.
  */
 async function matchesPendingSignup(deps: Deps, emailKey: string, hashPassword: string, now: number): Promise<boolean> {
-  const since = now - SETUP_TOKENS.verifyEmail.lifetimeMs;
+  const since = now - lifetimeOf('verifyEmail');
   const pending = await findPendingCredentials(deps.db, { emailKey, since, limit: PENDING_SIGNUPS_CHECKED });
-  const results = await Promise.all(pending.map((row) => (row.password_hash === null ? false : deps.passwords.verify(row.password_hash, hashPassword))));
+  const hashes = pending.flatMap((row) => (row.password_hash === null ? [] : [row.password_hash]));
+  const results = await Promise.all(hashes.map((hash) => deps.passwords.verify(hash, hashPassword)));
   return results.includes(true);
 }
 
@@ -45,18 +45,17 @@ async function matchesPendingSignup(deps: Deps, emailKey: string, hashPassword: 
  */
 export async function verifyCredentials(deps: Deps, input: SignInInput, meta: RequestMeta): Promise<string> {
   const emailKey = normalizeEmail(input.email);
-  const { clock, config, passwords } = deps;
-  const threshold = config.lockoutThreshold;
+  const { passwords } = deps;
+  const threshold = deps.config.lockoutThreshold;
+  const uow = unitOfWork(deps);
 
-  const now = clock.now();
-  const reserved = await reserveAttempt(deps.db, { emailKey, now });
-  const lockedNow = reserved.lockedUntil !== null && reserved.lockedUntil > now;
-  if (lockedNow || reserved.failures > threshold) {
+  const attempt = await reserve(uow, emailKey, threshold);
+  if (attempt.refused) {
     // Same work as a real attempt, so a lock cannot be told apart by timing either.
     await passwords.verifyDummy(input.hashPassword);
     const locked = await findUserByEmailKey(deps.db, emailKey);
-    const reason = lockedNow ? 'locked' : 'overThreshold';
-    await recordAudit(deps, { type: 'signin.locked', meta, userId: locked?.id ?? null, emailKey, detail: { reason, failures: reserved.failures } });
+    const reason = attempt.locked ? 'locked' : 'overThreshold';
+    await recordAudit(uow, { type: 'signin.locked', meta, userId: locked?.id ?? null, emailKey, detail: { reason, failures: attempt.number } });
     throw new AppError('accountLocked');
   }
 
@@ -67,16 +66,15 @@ export async function verifyCredentials(deps: Deps, input: SignInInput, meta: Re
 
   if (!matched || user === undefined || storedHash === null) {
     const userId = user?.id ?? null;
-    if (await matchesPendingSignup(deps, emailKey, input.hashPassword, now)) {
-      await releaseAttempt(deps.db, emailKey);
-      await recordAudit(deps, { type: 'signin.failure', meta, userId, emailKey, detail: { reason: 'pendingSignup' } });
+    if (await matchesPendingSignup(deps, emailKey, input.hashPassword, uow.now)) {
+      await giveBack(uow, attempt);
+      await recordAudit(uow, { type: 'signin.failure', meta, userId, emailKey, detail: { reason: 'pendingSignup' } });
       throw new AppError('unverifiedAccount');
     }
     const reason = user === undefined ? 'unknownEmail' : user.password_hash === null ? 'noPassword' : 'wrongPassword';
-    await recordAudit(deps, { type: 'signin.failure', meta, userId, emailKey, detail: { reason, failures: reserved.failures } });
-    if (reserved.failures >= threshold) {
-      await lockAfterFailure(deps.db, { emailKey, lockUntil: clock.now() + LOCK_MS });
-      await recordAudit(deps, { type: 'signin.locked', meta, userId, emailKey, detail: { reason: 'threshold', failures: reserved.failures } });
+    await recordAudit(uow, { type: 'signin.failure', meta, userId, emailKey, detail: { reason, failures: attempt.number } });
+    if (await settleFailure(uow, attempt, threshold)) {
+      await recordAudit(uow, { type: 'signin.locked', meta, userId, emailKey, detail: { reason: 'threshold', failures: attempt.number } });
       throw new AppError('accountLocked');
     }
     throw new AppError('invalidCredentials');
@@ -85,21 +83,21 @@ export async function verifyCredentials(deps: Deps, input: SignInInput, meta: Re
   // From here on the caller knows the password, so the account's state may be told; the
   // reservation is given back, since a right password is no failure.
   if (user.deactivated_at !== null) {
-    await releaseAttempt(deps.db, emailKey);
-    await recordAudit(deps, { type: 'signin.failure', meta, userId: user.id, emailKey, detail: { reason: 'deactivated' } });
+    await giveBack(uow, attempt);
+    await recordAudit(uow, { type: 'signin.failure', meta, userId: user.id, emailKey, detail: { reason: 'deactivated' } });
     throw new AppError('deactivatedAccount');
   }
   if (user.email_verified_at === null) {
-    await releaseAttempt(deps.db, emailKey);
-    await recordAudit(deps, { type: 'signin.failure', meta, userId: user.id, emailKey, detail: { reason: 'unverified' } });
+    await giveBack(uow, attempt);
+    await recordAudit(uow, { type: 'signin.failure', meta, userId: user.id, emailKey, detail: { reason: 'unverified' } });
     throw new AppError('unverifiedAccount');
   }
 
-  await clearFailures(deps.db, emailKey);
+  await clearLockout(uow, emailKey);
   if (passwords.needsRehash(storedHash)) {
     // Parameters were raised since this hash was made: store it at today's cost (ASVS V11.4.2).
-    await setPasswordHash(deps.db, user.id, await passwords.hash(input.hashPassword), clock.now());
+    await setPasswordHash(deps.db, user.id, await passwords.hash(input.hashPassword), uow.now);
   }
-  await recordAudit(deps, { type: 'signin.success', meta, userId: user.id, emailKey, detail: { method: 'password' } });
+  await recordAudit(uow, { type: 'signin.success', meta, userId: user.id, emailKey, detail: { method: 'password' } });
   return user.id;
 }

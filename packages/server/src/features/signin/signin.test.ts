@@ -16,7 +16,7 @@ import {
   xsrf,
 } from '../../../test/helpers.js';
 import { listAuditEvents } from '../audit/audit.repo.js';
-import { getFailureCount } from './signin.repo.js';
+import { getFailureCount } from '../lockout/lockout.repo.js';
 
 describe.skipIf(dbUnavailable)('POST /api/account/signin', () => {
   const t = useTestApp();

@@ -1,7 +1,6 @@
-import type { Insertable, Kysely, Selectable, Transaction } from 'kysely';
-import type { DB, SignupAttemptsTable } from '../../db/schema.js';
+import type { Insertable, Selectable } from 'kysely';
+import type { Db, SignupAttemptsTable } from '../../db/schema.js';
 
-type Db = Kysely<DB> | Transaction<DB>;
 export type SignupAttemptRow = Selectable<SignupAttemptsTable>;
 
 export async function insertSignupAttempt(db: Db, row: Insertable<SignupAttemptsTable>): Promise<void> {

@@ -1,6 +1,4 @@
 import { ROUTES, SIGNUP_SOURCES, normalizeEmail, routePath, type Locale } from '@foyer/contract';
-import type { Transaction } from 'kysely';
-import type { DB } from '../../db/schema.js';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { Deps } from '../../deps.js';
 import { randomId } from '../../lib/crypto.js';
@@ -9,10 +7,12 @@ import { recordAudit, type RequestMeta } from '../audit/audit.service.js';
 import { absoluteLink, queueMail } from '../mail/mail.service.js';
 import { mailLocale } from '../mail/mail.template.js';
 import { ssoRequiredFor } from '../organizations/organizations.service.js';
-import { SETUP_TOKENS, issueToken } from '../setup/tokens.js';
+import { lifetimeOf } from '../tokens/purposes.js';
+import { issueToken } from '../tokens/tokens.js';
 import { refuseCommonPassword } from '../../lib/password-floor.js';
+import { inTransaction, type UnitOfWork } from '../../lib/unit-of-work.js';
 import { findUserByEmailKey, insertUser, newUserRow, type UserRow } from '../users/users.repo.js';
-import { allowedRedirect, mergeAttribution, type AttributionInput } from './attribution.js';
+import { mergeAttribution, type AttributionInput } from '../attribution/attribution.repo.js';
 import { signupAttemptMail, verifyEmailMail } from './signup.mail.js';
 import { countNotices, findSignupAttempt, insertSignupAttempt, setAttemptMailed, type SignupAttemptRow } from './signup.repo.js';
 
@@ -41,24 +41,18 @@ export interface SignUpContext {
  * Queues a fresh /verify-email/:token link for an unverified account. With a sign-up (decision
  * 0014) the link activates that sign-up's credential and ends only that sign-up's earlier link.
  */
-async function queueVerification(trx: Transaction<DB>, deps: Deps, user: UserRow, signupId: string | undefined): Promise<void> {
-  const token = await issueToken(
-    { db: trx, clock: deps.clock },
-    { userId: user.id, ...SETUP_TOKENS.verifyEmail, ...(signupId === undefined ? {} : { signupId }) },
-  );
-  await queueMail(
-    { db: trx, clock: deps.clock, config: deps.config },
-    {
-      to: user.email,
-      locale: mailLocale(user.locale),
-      template: verifyEmailMail,
-      data: {
-        firstName: user.first_name,
-        link: absoluteLink(deps.config, routePath('verifyEmail', { token })),
-        hours: SETUP_TOKENS.verifyEmail.lifetimeMs / HOUR_MS,
-      },
+async function queueVerification(uow: UnitOfWork, deps: Deps, user: UserRow, signupId: string | undefined): Promise<void> {
+  const token = await issueToken(uow, { userId: user.id, purpose: 'verifyEmail', ...(signupId === undefined ? {} : { signupId }) });
+  await queueMail(uow, deps.config, {
+    to: user.email,
+    locale: mailLocale(user.locale),
+    template: verifyEmailMail,
+    data: {
+      firstName: user.first_name,
+      link: absoluteLink(deps.config, routePath('verifyEmail', { token })),
+      hours: lifetimeOf('verifyEmail') / HOUR_MS,
     },
-  );
+  });
 }
 
 /**
@@ -66,21 +60,18 @@ async function queueVerification(trx: Transaction<DB>, deps: Deps, user: UserRow
  * NOTICES_PER_DAY times a day: many sign-ups of one email from many addresses must not turn the
  * notice into a mail bomb. Past the cap the sign-up answers the same and mails nothing.
  */
-async function queueSignupNotice(trx: Transaction<DB>, deps: Deps, user: UserRow, now: number): Promise<boolean> {
-  if ((await countNotices(trx, user.email_key, now - DAY_MS)) >= NOTICES_PER_DAY) return false;
-  await queueMail(
-    { db: trx, clock: deps.clock, config: deps.config },
-    {
-      to: user.email,
-      locale: mailLocale(user.locale),
-      template: signupAttemptMail,
-      data: {
-        firstName: user.first_name,
-        signInUrl: absoluteLink(deps.config, ROUTES.signIn),
-        resetUrl: absoluteLink(deps.config, ROUTES.forgotPassword),
-      },
+async function queueSignupNotice(uow: UnitOfWork, deps: Deps, user: UserRow): Promise<boolean> {
+  if ((await countNotices(uow.db, user.email_key, uow.now - DAY_MS)) >= NOTICES_PER_DAY) return false;
+  await queueMail(uow, deps.config, {
+    to: user.email,
+    locale: mailLocale(user.locale),
+    template: signupAttemptMail,
+    data: {
+      firstName: user.first_name,
+      signInUrl: absoluteLink(deps.config, ROUTES.signIn),
+      resetUrl: absoluteLink(deps.config, ROUTES.forgotPassword),
     },
-  );
+  });
   return true;
 }
 
@@ -91,17 +82,16 @@ type Mailed = 'verification' | 'notice' | 'none';
  * link for this sign-up's own credential (decision 0014); anyone else a notice with sign-in and
  * reset links (capped per day).
  */
-async function mailExistingOwner(trx: Transaction<DB>, deps: Deps, user: UserRow, attempt: SignupAttemptRow): Promise<Mailed> {
-  const now = deps.clock.now();
+async function mailExistingOwner(uow: UnitOfWork, deps: Deps, user: UserRow, attempt: SignupAttemptRow): Promise<Mailed> {
   let mailed: Mailed;
   if (user.email_verified_at === null && user.deactivated_at === null) {
     // An attempt from before decision 0014 holds no credential: its link verifies the account's own.
-    await queueVerification(trx, deps, user, attempt.password_hash === null ? undefined : attempt.id);
+    await queueVerification(uow, deps, user, attempt.password_hash === null ? undefined : attempt.id);
     mailed = 'verification';
   } else {
-    mailed = (await queueSignupNotice(trx, deps, user, now)) ? 'notice' : 'none';
+    mailed = (await queueSignupNotice(uow, deps, user)) ? 'notice' : 'none';
   }
-  if (mailed !== 'none') await setAttemptMailed(trx, attempt.id, mailed);
+  if (mailed !== 'none') await setAttemptMailed(uow.db, attempt.id, mailed);
   return mailed;
 }
 
@@ -129,9 +119,8 @@ export async function signUp(deps: Deps, input: SignUpInput, context: SignUpCont
   const lastName = input.lastName.trim();
 
   const attempt = () =>
-    deps.db.transaction().execute(async (trx) => {
-      const now = deps.clock.now();
-      const audit = { db: trx, clock: deps.clock };
+    inTransaction(deps, async (uow) => {
+      const { db: trx, now } = uow;
       const existing = await findUserByEmailKey(trx, emailKey);
       // Decision 0014: the credential and names stay with this sign-up, known email or new, until
       // one of its links is clicked; both paths write the same row.
@@ -148,8 +137,8 @@ export async function signUp(deps: Deps, input: SignUpInput, context: SignUpCont
       };
       if (existing !== undefined) {
         await insertSignupAttempt(trx, pending);
-        const sent = await mailExistingOwner(trx, deps, existing, pending);
-        await recordAudit(audit, { type: 'signup.existing', meta, userId: existing.id, emailKey, detail: { sent } });
+        const sent = await mailExistingOwner(uow, deps, existing, pending);
+        await recordAudit(uow, { type: 'signup.existing', meta, userId: existing.id, emailKey, detail: { sent } });
         return;
       }
       // The account holds no password until a link verifies the email: which sign-up's password
@@ -157,11 +146,11 @@ export async function signUp(deps: Deps, input: SignUpInput, context: SignUpCont
       const user = newUserRow({ email, emailKey, firstName, lastName, phoneNumber: pending.phone_number, locale: context.locale, now });
       await insertUser(trx, user);
       // redirectTo is kept only if it passes the allow-list (spec §5); setup then sends the browser there.
-      const redirectTo = allowedRedirect(deps.config, input.redirectTo);
+      const redirectTo = deps.redirects.allowed(input.redirectTo);
       await mergeAttribution(trx, user.id, { ...input, signupSource: source, redirectTo }, now);
       await insertSignupAttempt(trx, { ...pending, user_id: user.id, mailed: 'verification' });
-      await queueVerification(trx, deps, user, signupId);
-      await recordAudit(audit, { type: 'signup', meta, userId: user.id, emailKey, detail: { source } });
+      await queueVerification(uow, deps, user, signupId);
+      await recordAudit(uow, { type: 'signup', meta, userId: user.id, emailKey, detail: { source } });
     });
 
   try {
@@ -184,10 +173,10 @@ export async function resendVerification(deps: Deps, input: { email: string; use
   const emailKey = normalizeEmail(input.email);
   const attempt = await findSignupAttempt(deps.db, input.userId);
   if (attempt === undefined || attempt.email_key !== emailKey) return;
-  await deps.db.transaction().execute(async (trx) => {
-    const user = await findUserByEmailKey(trx, emailKey);
+  await inTransaction(deps, async (uow) => {
+    const user = await findUserByEmailKey(uow.db, emailKey);
     if (user === undefined) return;
-    const sent = await mailExistingOwner(trx, deps, user, attempt);
-    await recordAudit({ db: trx, clock: deps.clock }, { type: 'verification.resent', meta, userId: user.id, emailKey, detail: { sent } });
+    const sent = await mailExistingOwner(uow, deps, user, attempt);
+    await recordAudit(uow, { type: 'verification.resent', meta, userId: user.id, emailKey, detail: { sent } });
   });
 }

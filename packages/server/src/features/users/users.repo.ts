@@ -1,9 +1,8 @@
-import type { Insertable, Kysely, Selectable, Transaction } from 'kysely';
+import type { Insertable, Selectable } from 'kysely';
 import { randomId } from '../../lib/crypto.js';
-import type { DB, UsersTable } from '../../db/schema.js';
+import type { Db, UsersTable } from '../../db/schema.js';
 
 export type UserRow = Selectable<UsersTable>;
-type Db = Kysely<DB> | Transaction<DB>;
 
 export async function findUserByEmailKey(db: Db, emailKey: string): Promise<UserRow | undefined> {
   return db.selectFrom('users').selectAll().where('email_key', '=', emailKey).executeTakeFirst();

@@ -1,20 +1,10 @@
-import { isValidEmail, nameOk, normalizeEmail, type SessionUser } from '@foyer/contract';
+import { isValidEmail, nameOk, normalizeEmail } from '@foyer/contract';
 import { isUniqueViolation } from '../../db/errors.js';
+import { inTransaction } from '../../lib/unit-of-work.js';
 import type { Deps } from '../../deps.js';
 import { recordAudit, type RequestMeta } from '../audit/audit.service.js';
 import { deleteSessionsOfUser } from '../sessions/sessions.repo.js';
 import { findUserByEmailKey, insertUser, newUserRow, setUserDeactivated, type UserRow } from './users.repo.js';
-
-/** The API shape of an account; the only place a row becomes something a client sees. */
-export function toSessionUser(row: Pick<UserRow, 'id' | 'email' | 'first_name' | 'last_name' | 'email_verified_at'>): SessionUser {
-  return {
-    id: row.id,
-    email: row.email,
-    firstName: row.first_name,
-    lastName: row.last_name,
-    emailVerified: row.email_verified_at !== null,
-  };
-}
 
 export type CreateUserProblem = 'invalidEmail' | 'blankFirstName' | 'blankLastName' | 'emailTaken';
 
@@ -54,9 +44,9 @@ export async function createUser(deps: Deps, input: CreateUserInput, meta: Reque
     now,
   });
   try {
-    await deps.db.transaction().execute(async (trx) => {
-      await insertUser(trx, row);
-      await recordAudit({ db: trx, clock: deps.clock }, { type: 'user.created', meta, userId: row.id, emailKey });
+    await inTransaction(deps, async (uow) => {
+      await insertUser(uow.db, row);
+      await recordAudit(uow, { type: 'user.created', meta, userId: row.id, emailKey });
     });
   } catch (error) {
     // Two creations of one email at once: the unique index decides, the loser hears emailTaken.
@@ -75,10 +65,10 @@ export async function deactivateUser(deps: Deps, email: string, meta: RequestMet
   const user = await findUserByEmailKey(deps.db, emailKey);
   if (user === undefined) return undefined;
   const now = deps.clock.now();
-  await deps.db.transaction().execute(async (trx) => {
-    await setUserDeactivated(trx, user.id, now);
-    const ended = await deleteSessionsOfUser(trx, user.id);
-    await recordAudit({ db: trx, clock: deps.clock }, { type: 'user.deactivated', meta, userId: user.id, emailKey, detail: { sessionsEnded: ended } });
+  await inTransaction(deps, async (uow) => {
+    await setUserDeactivated(uow.db, user.id, now);
+    const ended = await deleteSessionsOfUser(uow.db, user.id);
+    await recordAudit(uow, { type: 'user.deactivated', meta, userId: user.id, emailKey, detail: { sessionsEnded: ended } });
   });
   return { ...user, deactivated_at: now, updated_at: now };
 }

@@ -1,7 +1,7 @@
 import { normalizeEmail } from '@foyer/contract';
 import { describe, expect, it } from 'vitest';
 import { createTestUser, dbUnavailable, postSignIn, useTestApp, type TestApp } from '../../../test/helpers.js';
-import { getFailureCount } from './signin.repo.js';
+import { getFailureCount } from './lockout.repo.js';
 
 /** Counts the verifications against a real stored hash (the dummy hash is not counted). */
 function countRealChecks(t: TestApp): { readonly count: number } {

@@ -1,7 +1,6 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
-import type { DB } from '../../db/schema.js';
+import { sql } from 'kysely';
+import type { Db } from '../../db/schema.js';
 
-type Db = Kysely<DB> | Transaction<DB>;
 
 export interface FailureCount {
   failures: number;

@@ -1,9 +1,4 @@
-import { hostsOf, safeRedirect } from '@foyer/contract';
-import type { Kysely, Transaction } from 'kysely';
-import type { Config } from '../../config.js';
-import type { DB } from '../../db/schema.js';
-
-type Db = Kysely<DB> | Transaction<DB>;
+import type { Db } from '../../db/schema.js';
 
 /** Spec §3 attribution and intent, as sign-up and setup send them. */
 export interface AttributionInput {
@@ -17,16 +12,8 @@ export interface AttributionInput {
   gaId?: string | undefined;
   hubspotToken?: string | undefined;
   isMarketingTest?: boolean | undefined;
-  /** Must already have passed allowedRedirect. */
+  /** Must already have passed the redirect policy (features/redirects). */
   redirectTo?: string | undefined;
-}
-
-/**
- * Spec §5's allow-list on the server: the product's own sites are this environment's server
- * addresses (this service included). Anything else is dropped, never stored.
- */
-export function allowedRedirect(config: Pick<Config, 'serverUrls' | 'publicUrl'>, target: string | null | undefined): string | undefined {
-  return safeRedirect(target, { ownHosts: hostsOf([...Object.values(config.serverUrls), config.publicUrl]) });
 }
 
 const text = (value: string | undefined): string | null => (value === undefined || value === '' ? null : value);

@@ -1,0 +1,45 @@
+import { LIMITS } from '@foyer/contract';
+import type { UnitOfWork } from '../../lib/unit-of-work.js';
+import { clearFailures, lockAfterFailure, releaseAttempt, reserveAttempt } from './lockout.repo.js';
+
+/** Spec §9: the lock lasts 30 minutes. */
+export const LOCK_MS = LIMITS.accountLockMinutes * 60 * 1000;
+
+/**
+ * One sign-in attempt's place in its email's count (decision 0003: reserve, then settle).
+ * `refused`: the email is locked, or this attempt's number is over the threshold, so its password
+ * must not be checked.
+ */
+export interface Reservation {
+  emailKey: string;
+  number: number;
+  locked: boolean;
+  refused: boolean;
+}
+
+/** Counts the attempt before any password is checked. */
+export async function reserve(uow: UnitOfWork, emailKey: string, threshold: number): Promise<Reservation> {
+  const count = await reserveAttempt(uow.db, { emailKey, now: uow.now });
+  const locked = count.lockedUntil !== null && count.lockedUntil > uow.now;
+  return { emailKey, number: count.failures, locked, refused: locked || count.failures > threshold };
+}
+
+/** A wrong password: the attempt stays counted; true when it was the one that reached the threshold (now locked). */
+export async function settleFailure(uow: UnitOfWork, reservation: Reservation, threshold: number): Promise<boolean> {
+  if (reservation.number < threshold) return false;
+  await lockAfterFailure(uow.db, { emailKey: reservation.emailKey, lockUntil: uow.now + LOCK_MS });
+  return true;
+}
+
+/** A right password on an account that cannot sign in (yet): no failure, the place is given back. */
+export async function giveBack(uow: UnitOfWork, reservation: Reservation): Promise<void> {
+  await releaseAttempt(uow.db, reservation.emailKey);
+}
+
+/**
+ * Forgets every failure and lifts the lock of an email: after a successful sign-in, a password
+ * reset, or an administrator's unlock. True when there was something to forget.
+ */
+export async function clearLockout(uow: UnitOfWork, emailKey: string): Promise<boolean> {
+  return (await clearFailures(uow.db, emailKey)) > 0;
+}

@@ -1,0 +1,30 @@
+const MINUTE_MS = 60 * 1000;
+const HOUR_MS = 60 * MINUTE_MS;
+
+/**
+ * Every kind of single-use token the service hands out, with its lifetime (decisions 0009, 0010).
+ * A capability that needs one adds its purpose here; the screens that accept tokens each name the
+ * purposes they take, so a token of one kind never opens another's screen.
+ *
+ * - verifyEmail: 24 hours (NIST SP 800-63B: codes sent by email live at most 24 h).
+ * - invitation: 7 days; an administrator's invitee may not read mail the same day, and only the
+ *   invited address receives it.
+ * - passwordReset: 1 hour.
+ */
+export const TOKEN_PURPOSES = {
+  verifyEmail: { lifetimeMs: 24 * HOUR_MS },
+  invitation: { lifetimeMs: 7 * 24 * HOUR_MS },
+  passwordReset: { lifetimeMs: HOUR_MS },
+} as const satisfies Record<string, { lifetimeMs: number }>;
+
+export type TokenPurpose = keyof typeof TOKEN_PURPOSES;
+
+export function lifetimeOf(purpose: TokenPurpose): number {
+  return TOKEN_PURPOSES[purpose].lifetimeMs;
+}
+
+/** The links that open the account-setup screens (`/verify-email/:token`, `/setup-account/:token`). */
+export const SETUP_PURPOSES: readonly TokenPurpose[] = ['verifyEmail', 'invitation'];
+
+/** The link of the reset-password screen. */
+export const RESET_PURPOSES: readonly TokenPurpose[] = ['passwordReset'];

@@ -1,0 +1,95 @@
+import type { Selectable } from 'kysely';
+import type { Db, EmailTokensTable } from '../../db/schema.js';
+import { randomToken, sha256Hex } from '../../lib/crypto.js';
+import { AppError } from '../../lib/errors.js';
+import type { UnitOfWork } from '../../lib/unit-of-work.js';
+import { lifetimeOf, type TokenPurpose } from './purposes.js';
+
+export type TokenRow = Selectable<EmailTokensTable>;
+
+/**
+ * Issues a token for an account and purpose (decision 0009): 32 random bytes in base64url, stored
+ * only as SHA-256, single use, expiring after its purpose's lifetime. Every earlier unused token
+ * of the same purpose ends: only the newest link works (a resend or a re-invitation invalidates
+ * the old one). A verification link of a sign-up (`signupId`, decision 0014) ends only the
+ * earlier links of that same sign-up: each pending sign-up keeps its own live link, so a later
+ * sign-up by someone else cannot take away the link the owner is about to click.
+ */
+export async function issueToken(uow: UnitOfWork, input: { userId: string; purpose: TokenPurpose; signupId?: string }): Promise<string> {
+  const token = randomToken();
+  const { now } = uow;
+  const signupId = input.signupId ?? null;
+  let superseded = uow.db
+    .updateTable('email_tokens')
+    .set({ used_at: now })
+    .where('user_id', '=', input.userId)
+    .where('purpose', '=', input.purpose)
+    .where('used_at', 'is', null);
+  if (signupId !== null) superseded = superseded.where('signup_id', '=', signupId);
+  await superseded.execute();
+  await uow.db
+    .insertInto('email_tokens')
+    .values({
+      id: sha256Hex(token),
+      user_id: input.userId,
+      purpose: input.purpose,
+      created_at: now,
+      expires_at: now + lifetimeOf(input.purpose),
+      used_at: null,
+      signup_id: signupId,
+    })
+    .execute();
+  return token;
+}
+
+export async function findToken(db: Db, token: string): Promise<TokenRow | undefined> {
+  return db.selectFrom('email_tokens').selectAll().where('id', '=', sha256Hex(token)).executeTakeFirst();
+}
+
+/**
+ * The token's row if it can still be used for one of `purposes`; otherwise the spec's code:
+ * unknown, used, superseded or for another purpose → invalidToken; unused but past its expiry →
+ * tokenExpired (spec §8 tells the two apart).
+ */
+export function usableToken(row: TokenRow | undefined, purposes: readonly TokenPurpose[], now: number): TokenRow {
+  if (row === undefined || row.used_at !== null || !(purposes as readonly string[]).includes(row.purpose)) throw new AppError('invalidToken');
+  if (row.expires_at <= now) throw new AppError('tokenExpired');
+  return row;
+}
+
+/**
+ * Spends a token in one conditional UPDATE: of two requests racing with the same token only one
+ * sees a changed row (ASVS V15.4.2: check and use are one atomic step). False when it was spent
+ * or expired meanwhile.
+ */
+export async function spendToken(uow: UnitOfWork, id: string): Promise<boolean> {
+  const result = await uow.db
+    .updateTable('email_tokens')
+    .set({ used_at: uow.now })
+    .where('id', '=', id)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', uow.now)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/**
+ * Spends the token a screen presented, or throws the spec's code: a racing request spent it, or
+ * it expired since it was read (spec §8 tells which).
+ */
+export async function spendPresentedToken(uow: UnitOfWork, token: string, row: TokenRow, purposes: readonly TokenPurpose[]): Promise<void> {
+  if (await spendToken(uow, row.id)) return;
+  usableToken(await findToken(uow.db, token), purposes, uow.now);
+  throw new AppError('invalidToken');
+}
+
+/** Ends every open token of these purposes for an account (its setup is done, its password changed). */
+export async function spendOpenTokens(uow: UnitOfWork, userId: string, purposes: readonly TokenPurpose[]): Promise<void> {
+  await uow.db
+    .updateTable('email_tokens')
+    .set({ used_at: uow.now })
+    .where('user_id', '=', userId)
+    .where('purpose', 'in', [...purposes])
+    .where('used_at', 'is', null)
+    .execute();
+}
