@@ -150,7 +150,20 @@ export const ExchangeOtterTokenBody = z.object({
 });
 export const ExchangeOtterTokenResponse = z.object({ deviceToken: z.string() });
 
-export const HealthResponse = z.object({ status: z.enum(['ok', 'degraded']), database: z.enum(['ok', 'down']) });
+/**
+ * GET /healthz, for load balancers and monitors. 503 only when the database is down (this
+ * instance cannot serve); `degraded` with 200 when mail is late or Redis does not answer, since
+ * every instance shares those and taking all out of rotation would not help. The fields beyond
+ * `status` and `database` are optional, so a monitor written for the first two keeps working.
+ */
+export const HealthResponse = z.object({
+  status: z.enum(['ok', 'degraded']),
+  database: z.enum(['ok', 'down']),
+  /** Unsent mail that is due now, and how long ago the oldest of it was queued; absent when the database is down. */
+  mail: z.object({ due: z.number().int().nonnegative(), oldestDueAgeMs: z.number().int().nonnegative().nullable() }).optional(),
+  /** Only with REDIS_URL: while it is down, rate limits are off. */
+  redis: z.enum(['ok', 'down']).optional(),
+});
 
 export const ErrorCodeSchema = z.enum(ERROR_CODES);
 

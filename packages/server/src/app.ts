@@ -10,6 +10,7 @@ import { healthRoutes } from './features/health/health.routes.js';
 import { loadDictionaries, type Dictionaries } from './features/i18n/dictionaries.js';
 import { i18nRoutes } from './features/i18n/i18n.routes.js';
 import { registerMail } from './features/mail/mail.plugin.js';
+import { createRedirectPolicy } from './features/redirects/redirect-policy.js';
 import { passwordRoutes } from './features/password/password.routes.js';
 import { sessionsRoutes } from './features/sessions/sessions.routes.js';
 import { setupRoutes } from './features/setup/setup.routes.js';
@@ -18,10 +19,12 @@ import { signupRoutes } from './features/signup/signup.routes.js';
 import { registerWeb } from './features/web/web.routes.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { registerErrorHandler } from './lib/error-handler.js';
+import { capConnections, httpServerOptions } from './lib/http-server.js';
 import { loggerOptions } from './lib/logging.js';
 import { createPasswordHasher, type PasswordHasher } from './lib/passwords.js';
 import { DisabledRateLimitStore, MemoryRateLimitStore, RateLimiter, RedisRateLimitStore, type RateLimitStore } from './lib/rate-limit.js';
 import { registerSecurityHeaders } from './lib/security-headers.js';
+import { fastifyTrustProxy } from './lib/trust-proxy.js';
 import { xsrfPlugin } from './lib/xsrf.js';
 
 export interface AppOptions {
@@ -42,7 +45,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: loggerOptions(config),
     bodyLimit: BODY_LIMIT_BYTES,
-    trustProxy: config.trustProxy,
+    ...httpServerOptions(config),
+    trustProxy: fastifyTrustProxy(config.trustProxy),
     // Prototype-poisoning payloads are refused as bad input (400), never merged.
     onProtoPoisoning: 'error',
     onConstructorPoisoning: 'error',
@@ -50,11 +54,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // answer them in the same code-only shape.
     frameworkErrors: (_error, _request, reply: FastifyReply) => {
       const body: ErrorBody = { errorMessage: 'invalidRequest' };
-      void reply.code(400).send(body);
+      // No hook runs for these, so the no-store of every API answer (security-headers.ts) is set here.
+      void reply.code(400).header('cache-control', 'no-store').send(body);
     },
     // Emailed-link tokens travel as path parameters of up to 200 characters (contract Token).
     routerOptions: { maxParamLength: 200 },
   }).withTypeProvider<ZodTypeProvider>();
+  capConnections(app, config);
 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -63,6 +69,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorate('db', db);
   app.decorate('clock', options.clock ?? systemClock);
   app.decorate('passwords', options.passwords ?? (await createPasswordHasher(config.argon2)));
+  app.decorate('redirects', createRedirectPolicy(config));
   app.decorate('dictionaries', options.dictionaries ?? loadDictionaries((message) => app.log.warn(message)));
   const { clock } = app;
   // Decision 0010: RATE_LIMITS=off (benchmark harness only) counts nothing; said at warn, since

@@ -1,5 +1,6 @@
+import type { FastifyBaseLogger } from 'fastify';
 import { buildApp } from './app.js';
-import { ConfigError, loadConfig, type Config } from './config.js';
+import { ConfigError, isDeployed, loadConfig, type Config } from './config.js';
 import { openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { deleteExpiredSessions } from './features/sessions/sessions.repo.js';
@@ -19,11 +20,35 @@ function readConfig(): Config {
   }
 }
 
+/**
+ * Whether threadpool.cjs ran before the entry point (decision 0011). Without it libuv keeps 4
+ * threads for argon2, files and DNS together, whatever the cores: said at warn where deployed.
+ */
+function logThreadpool(log: FastifyBaseLogger, deployed: boolean): void {
+  const size = process.env.UV_THREADPOOL_SIZE;
+  if (size !== undefined && size !== '') {
+    log.info({ threadpoolSize: Number(size) }, 'libuv threadpool size');
+    return;
+  }
+  const message = 'UV_THREADPOOL_SIZE is not set: libuv keeps 4 threads; start with `node --require <server>/dist/threadpool.cjs` as npm start does';
+  if (deployed) log.warn(message);
+  else log.info(message);
+}
+
 async function main(): Promise<void> {
   const config = readConfig();
-  const database = openDatabase(config.database);
+  // The app's logger exists only once the app is built, after migrations; the pool needs its
+  // listener from the start.
+  const logger: { current?: FastifyBaseLogger } = {};
+  const database = openDatabase(config.database, {
+    timeouts: config.databaseTimeouts,
+    // Decision 0011: a broken idle connection is replaced by the pool; worth a line, not a crash.
+    onConnectionError: (error) => logger.current?.warn({ err: error }, 'database connection lost; it will be replaced'),
+  });
   await migrateToLatest(database);
   const app = await buildApp({ config, db: database.db });
+  logger.current = app.log;
+  logThreadpool(app.log, isDeployed(config.env));
 
   const prune = async () => {
     try {
@@ -42,6 +67,13 @@ async function main(): Promise<void> {
     closing = true;
     app.log.info({ signal }, 'shutting down');
     clearInterval(pruneTimer);
+    // Decision 0011: one deadline for the whole shutdown. Requests and mail still in flight when it
+    // passes are cut off; mail not marked sent stays in the outbox and is sent again later.
+    const deadline = setTimeout(() => {
+      app.log.error({ graceMs: config.shutdownGraceMs }, 'shutdown did not finish in time; exiting');
+      process.exit(1);
+    }, config.shutdownGraceMs);
+    deadline.unref();
     try {
       await app.close();
       await database.destroy();

@@ -145,7 +145,7 @@ export async function createTestApp(options: TestAppOptions = {}): Promise<TestA
     db: database.db,
     clock,
     config,
-    deps: { db: database.db, config, clock, passwords: app.passwords },
+    deps: { db: database.db, config, clock, passwords: app.passwords, redirects: app.redirects },
     async close() {
       await app.close();
       if (options.database === undefined) await database.destroy();

@@ -54,6 +54,16 @@ export class ServerProcess {
     return new ServerProcess(child, `http://127.0.0.1:${port}`);
   }
 
+  /** True once the process ended (crashed, or stopped). */
+  get exited(): boolean {
+    return this.child.exitCode !== null || this.child.signalCode !== null;
+  }
+
+  /** What the process printed so far (for a failing assertion's message). */
+  get log(): string {
+    return this.output;
+  }
+
   /** Waits until /healthz answers 200 (migrations done, listening). */
   async ready(timeoutMs = 45_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;

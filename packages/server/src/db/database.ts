@@ -1,10 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, type SqliteDatabase, type SqliteStatement } from 'kysely';
+import { Kysely, PostgresDialect, type PostgresCursor, type PostgresPool, type PostgresPoolClient, type PostgresQueryResult } from 'kysely';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
+import { isConnectionLost } from './errors.js';
 import type { DB } from './schema.js';
+import { ImmediateSqliteDialect, SQLITE_BUSY_WAIT_MS } from './sqlite-driver.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -14,53 +16,90 @@ export interface Database {
   destroy(): Promise<void>;
 }
 
-const INT8_OID = 20;
+/** Every wait on the database has a deadline (decision 0011); past it the request gets 503. */
+export interface DatabaseTimeouts {
+  /** Opening a PostgreSQL connection, or waiting for a free one in the pool. */
+  connectMs: number;
+  /** One statement, including waiting for a lock (SQLite's write lock too). */
+  statementMs: number;
+}
 
-/** Enough for every statement the service issues; beyond it, statements are prepared per use. */
-const STATEMENT_CACHE_SIZE = 256;
+export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = { connectMs: 5000, statementMs: 5000 };
 
 /**
- * Kysely prepares every statement anew; SQLite's compile step is then a large share of a cheap
- * query such as the session check. Reusing prepared statements is safe: Kysely runs one query
- * at a time on its single SQLite connection.
+ * The server-side statement_timeout cancels a slow statement cleanly; this client-side margin
+ * beyond it catches a server that no longer answers at all (frozen, or a half-open connection).
  */
-function withStatementCache(sqlite: SQLite.Database): SqliteDatabase {
-  const cache = new Map<string, SqliteStatement>();
-  return {
-    close: () => sqlite.close(),
-    prepare(sql) {
-      let statement = cache.get(sql);
-      if (statement === undefined) {
-        statement = sqlite.prepare(sql);
-        if (cache.size < STATEMENT_CACHE_SIZE) cache.set(sql, statement);
-      }
-      return statement;
-    },
-  };
-}
+const QUERY_TIMEOUT_MARGIN_MS = 1000;
+/** A transaction left open (a frozen instance) must not hold its row locks for long. */
+const IDLE_IN_TRANSACTION_MS = 30_000;
+/** TCP keepalive finds connections that a failover or a proxy dropped without a word. */
+const KEEPALIVE_DELAY_MS = 10_000;
 
-function openSqlite(filename: string): Kysely<DB> {
-  if (filename !== ':memory:') mkdirSync(dirname(filename), { recursive: true });
-  const sqlite = new SQLite(filename);
-  // WAL lets readers run beside the writer; foreign keys are off by default in SQLite; a busy
-  // timeout makes a second process (the admin CLI) wait for the lock instead of failing.
-  sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('foreign_keys = ON');
-  sqlite.pragma('busy_timeout = 5000');
-  return new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
-}
-
-export interface PostgresOptions {
+export interface DatabaseOptions {
   /** Extra libpq options, e.g. `-c search_path=<schema>` for an isolated test schema. */
   options?: string;
   max?: number;
+  timeouts?: DatabaseTimeouts;
+  /** A pooled PostgreSQL connection broke while idle (restart, failover, terminated backend). */
+  onConnectionError?: (error: Error) => void;
 }
 
-function openPostgres(connectionString: string, extra: PostgresOptions): Kysely<DB> {
+const INT8_OID = 20;
+
+function openSqlite(filename: string, timeouts: DatabaseTimeouts): Kysely<DB> {
+  if (filename !== ':memory:') mkdirSync(dirname(filename), { recursive: true });
+  const sqlite = new SQLite(filename, { timeout: SQLITE_BUSY_WAIT_MS });
+  // WAL lets readers run beside the writer; in WAL, synchronous=NORMAL is still durable against
+  // application crashes and never corrupts, and commits no longer fsync each time (the WAL is
+  // synced at checkpoints), which kept the event loop waiting on the disk. Foreign keys are off by
+  // default in SQLite.
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('foreign_keys = ON');
+  return new Kysely<DB>({ dialect: new ImmediateSqliteDialect(sqlite, timeouts.statementMs) });
+}
+
+/**
+ * Kysely's view of the pool. A client whose query failed on a lost connection or got no answer
+ * is released with the error, so the pool drops it instead of lending it out again: after a
+ * database restart or a freeze, the next request gets a fresh connection.
+ */
+function guardedPool(pool: pg.Pool): PostgresPool {
+  return {
+    async connect(): Promise<PostgresPoolClient> {
+      const client = await pool.connect();
+      let lost: Error | undefined;
+      function query<R>(sql: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>>;
+      function query<R>(cursor: PostgresCursor<R>): PostgresCursor<R>;
+      function query<R>(sqlOrCursor: string | PostgresCursor<R>, parameters?: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>> | PostgresCursor<R> {
+        if (typeof sqlOrCursor !== 'string') throw new Error('streaming queries are not used');
+        return client.query(sqlOrCursor, parameters === undefined ? [] : [...parameters]).then(
+          // pg's result is what Kysely's PostgresDriver reads; only its declared types are wider.
+          (result) => result as unknown as PostgresQueryResult<R>,
+          (error: unknown) => {
+            if (isConnectionLost(error)) lost = error instanceof Error ? error : new Error(String(error));
+            throw error;
+          },
+        );
+      }
+      return { query, release: () => client.release(lost) };
+    },
+    end: () => pool.end(),
+  };
+}
+
+function openPostgres(connectionString: string, extra: DatabaseOptions, timeouts: DatabaseTimeouts): Kysely<DB> {
   const pool = new pg.Pool({
     connectionString,
     max: extra.max ?? 10,
     ...(extra.options === undefined ? {} : { options: extra.options }),
+    connectionTimeoutMillis: timeouts.connectMs,
+    statement_timeout: timeouts.statementMs,
+    query_timeout: timeouts.statementMs + QUERY_TIMEOUT_MARGIN_MS,
+    idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
     // Times are int8 epoch milliseconds; pg returns int8 as strings unless told otherwise.
     // Per pool, not global, so nothing else in the process is affected.
     types: {
@@ -68,10 +107,16 @@ function openPostgres(connectionString: string, extra: PostgresOptions): Kysely<
         oid === INT8_OID && format !== 'binary' ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
     },
   });
-  return new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  // Without these listeners a connection that breaks (a database restart, pg_terminate_backend,
+  // a proxy reset) emits an unhandled 'error' and ends the process. Idle clients report through
+  // the pool; a client that is lent out reports to itself, and its query fails and is answered.
+  pool.on('error', (error) => extra.onConnectionError?.(error));
+  pool.on('connect', (client) => client.on('error', () => undefined));
+  return new Kysely<DB>({ dialect: new PostgresDialect({ pool: guardedPool(pool) }) });
 }
 
-export function openDatabase(config: DatabaseConfig, postgres: PostgresOptions = {}): Database {
-  const db = config.kind === 'sqlite' ? openSqlite(config.filename) : openPostgres(config.connectionString, postgres);
+export function openDatabase(config: DatabaseConfig, options: DatabaseOptions = {}): Database {
+  const timeouts = options.timeouts ?? DEFAULT_DATABASE_TIMEOUTS;
+  const db = config.kind === 'sqlite' ? openSqlite(config.filename, timeouts) : openPostgres(config.connectionString, options, timeouts);
   return { db, dialect: config.kind, destroy: () => db.destroy() };
 }

@@ -7,3 +7,82 @@ export function isUniqueViolation(error: unknown): boolean {
   const code = (error as { code: unknown }).code;
   return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
+
+/**
+ * The database could not answer in time (decision 0011): a lock held past the deadline, no free
+ * connection, no answer from the server. The request is then refused with 503, never 500.
+ */
+export class DatabaseUnavailableError extends Error {
+  override name = 'DatabaseUnavailableError';
+}
+
+/** Socket-level failures: the connection is gone or never came. */
+const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/**
+ * PostgreSQL SQLSTATEs after which the server ends the session: admin_shutdown (a restart or
+ * pg_terminate_backend), crash_shutdown, cannot_connect_now (starting up, or a standby).
+ */
+const SESSION_ENDED_CODES = new Set(['57P01', '57P02', '57P03']);
+
+/**
+ * Transient PostgreSQL answers on a live connection: statement timeout (query_canceled), lock
+ * timeout, serialization failure and deadlock (try again), too many connections.
+ */
+const TRANSIENT_CODES = new Set(['57014', '55P03', '40001', '40P01', '53300']);
+
+/** pg and pg-pool report a dead or slow connection by message only. */
+const CONNECTION_MESSAGES = [
+  'Connection terminated',
+  'timeout exceeded when trying to connect',
+  'Query read timeout',
+  'is not queryable',
+];
+
+function codeOf(error: object): string | undefined {
+  return 'code' in error && typeof error.code === 'string' ? error.code : undefined;
+}
+
+/** The error, its causes, and an AggregateError's members (a host with several addresses). */
+function* chain(error: unknown, depth = 0): Generator<object> {
+  if (typeof error !== 'object' || error === null || depth > 5) return;
+  yield error;
+  if (error instanceof AggregateError) for (const inner of error.errors) yield* chain(inner, depth + 1);
+  if ('cause' in error) yield* chain(error.cause, depth + 1);
+}
+
+/**
+ * The connection this error came from cannot be trusted again: it is closed, or a query on it
+ * got no answer (a frozen server would answer it later, out of turn). Such a client is dropped
+ * from the pool instead of being reused.
+ */
+export function isConnectionLost(error: unknown): boolean {
+  for (const link of chain(error)) {
+    const code = codeOf(link);
+    if (code !== undefined && (SOCKET_CODES.has(code) || SESSION_ENDED_CODES.has(code) || code.startsWith('08'))) return true;
+    const message = link instanceof Error ? link.message : '';
+    if (CONNECTION_MESSAGES.some((text) => message.includes(text))) return true;
+  }
+  return false;
+}
+
+/** SQLite's "database is locked" (SQLITE_BUSY and its extended codes). */
+export function isSqliteBusy(error: unknown): boolean {
+  for (const link of chain(error)) if (codeOf(link)?.startsWith('SQLITE_BUSY') === true) return true;
+  return false;
+}
+
+/**
+ * True when a request failed because the database is unreachable, frozen, overloaded or locked
+ * rather than because of the request: it is answered 503 `unavailable` with Retry-After, which a
+ * client may retry, and it says nothing about the data (no existence oracle).
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (isConnectionLost(error) || isSqliteBusy(error)) return true;
+  for (const link of chain(error)) {
+    if (link instanceof DatabaseUnavailableError) return true;
+    const code = codeOf(link);
+    if (code !== undefined && (TRANSIENT_CODES.has(code) || code.startsWith('53'))) return true;
+  }
+  return false;
+}

@@ -1,7 +1,14 @@
 import { ERROR_STATUS, type ErrorBody, type ErrorCode } from '@foyer/contract';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
+import { isDatabaseUnavailable } from '../db/errors.js';
 import { isAppError } from './errors.js';
+
+/**
+ * Decision 0011: while the database is unreachable, frozen or locked, calls are refused with 503
+ * and this hint; the pool reconnects on its own, so the service is back within seconds of it.
+ */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 
 /** `/email`, `/user/0/name` → `email`, `user.0.name`; the body itself → `body`. */
 function fieldName(instancePath: string, context: string | undefined): string {
@@ -15,7 +22,8 @@ function answer(code: ErrorCode, fields?: string[]): { status: number; body: Err
 
 /**
  * The one error handler (STYLE.md): codes, never prose. Bad input of any kind (schema, JSON,
- * content type, size) is a 4xx; anything unexpected is a bare 500 whose detail stays in the log.
+ * content type, size) is a 4xx; a database outage is a 503; anything unexpected is a bare 500
+ * whose detail stays in the log.
  */
 export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
@@ -33,6 +41,12 @@ export function registerErrorHandler(app: FastifyInstance): void {
       // Fastify's own client errors: malformed JSON, unsupported content type, body too large.
       const code: ErrorCode = error.statusCode === 404 ? 'notFound' : error.statusCode === 429 ? 'rateLimitExeeded' : 'invalidRequest';
       result = { status: error.statusCode, body: { errorMessage: code } };
+    } else if (isDatabaseUnavailable(error)) {
+      // A dependency's outage, not our bug: a 503 the client may retry, logged below error level
+      // so an outage does not flood the error log with one stack per request.
+      request.log.warn({ err: error }, 'database unavailable');
+      void reply.header('retry-after', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
+      result = answer('unavailable');
     } else {
       request.log.error({ err: error }, 'unexpected error');
       result = answer('unexpectedError');

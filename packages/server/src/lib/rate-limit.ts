@@ -26,7 +26,18 @@ export interface RateDecision {
 export interface RateLimitStore {
   increment(key: string, windowMs: number): Promise<number>;
   close(): Promise<void>;
+  /** Resolves when a remote store answers, rejects otherwise; absent for in-process stores. */
+  probe?(): Promise<void>;
 }
+
+/** Readiness of the counters' store (features/health): undefined when it lives in this process. */
+export type RateStoreHealth = 'ok' | 'down' | undefined;
+
+/**
+ * After a store failure the limiter stops asking it for this long: a frozen Redis would otherwise
+ * add a command timeout to every rule of every request.
+ */
+const STORE_COOL_DOWN_MS = 5000;
 
 /** One process's counters: right for one instance, and for tests. */
 export class MemoryRateLimitStore implements RateLimitStore {
@@ -86,7 +97,7 @@ export class RedisRateLimitStore implements RateLimitStore {
       // queue commands and hold requests open.
       maxRetriesPerRequest: 1,
       commandTimeout: 1000,
-      connectTimeout: 2000,
+      connectTimeout: 1000,
       lazyConnect: true,
     });
     // Errors surface through the commands; without a listener ioredis prints them to stderr.
@@ -101,6 +112,11 @@ export class RedisRateLimitStore implements RateLimitStore {
     return count;
   }
 
+  async probe(): Promise<void> {
+    if (this.redis.status === 'wait') await this.redis.connect();
+    await this.redis.ping();
+  }
+
   async close(): Promise<void> {
     // QUIT only on a live connection; one still (re)connecting would hold QUIT in its queue.
     if (this.redis.status !== 'ready') {
@@ -112,6 +128,9 @@ export class RedisRateLimitStore implements RateLimitStore {
 }
 
 export class RateLimiter {
+  /** Wall-clock time (not the injected clock) until which the store is left alone. */
+  private storeDownUntil = 0;
+
   constructor(
     private readonly store: RateLimitStore,
     private readonly clock: Clock,
@@ -130,14 +149,33 @@ export class RateLimiter {
     const window = Math.floor(now / rule.windowMs);
     const windowEnd = (window + 1) * rule.windowMs;
     const storeKey = `foyer:rl:${rule.name}:${window}:${sha256Hex(key).slice(0, 32)}`;
+    if (Date.now() < this.storeDownUntil) return { allowed: true, retryAfterMs: 0 };
     let count: number;
     try {
       count = await this.store.increment(storeKey, windowEnd - now);
     } catch (error) {
+      this.storeDownUntil = Date.now() + STORE_COOL_DOWN_MS;
       this.onStoreError(error, rule);
       return { allowed: true, retryAfterMs: 0 };
     }
     return count <= rule.limit ? { allowed: true, retryAfterMs: 0 } : { allowed: false, retryAfterMs: windowEnd - now };
+  }
+
+  /**
+   * Whether the shared store answers. While it does not, every limit is off (hits are allowed),
+   * which readiness must show rather than hide (decision 0011).
+   */
+  async health(): Promise<RateStoreHealth> {
+    if (this.store.probe === undefined) return undefined;
+    try {
+      await this.store.probe();
+      // It answers again: count from now on rather than at the end of the cool-down.
+      this.storeDownUntil = 0;
+      return 'ok';
+    } catch {
+      this.storeDownUntil = Math.max(this.storeDownUntil, Date.now() + STORE_COOL_DOWN_MS);
+      return 'down';
+    }
   }
 
   close(): Promise<void> {

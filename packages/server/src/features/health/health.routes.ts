@@ -1,10 +1,16 @@
 import { HEALTH_PATH, HealthResponse } from '@foyer/contract';
-import { sql } from 'kysely';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { z } from 'zod';
 import { READ_ERRORS } from '../../lib/http-schemas.js';
+import { pingDatabase, readMailBacklog } from './health.repo.js';
 
-/** A database that hangs counts as down: a monitor must get an answer, not a timeout. */
-const DB_CHECK_TIMEOUT_MS = 2000;
+/** A dependency that hangs counts as down: a monitor must get an answer, not a timeout. */
+const CHECK_TIMEOUT_MS = 2000;
+/**
+ * Due mail older than this means delivery is not keeping up (SMTP down, or no SMTP_URL where
+ * mail should leave): readiness says degraded. The first retries come after 10 s and 20 s.
+ */
+export const MAIL_LATE_MS = 5 * 60_000;
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
@@ -14,24 +20,42 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
+type Health = z.infer<typeof HealthResponse>;
+
 export const healthRoutes: FastifyPluginAsyncZod = async (app) => {
+  const checkDatabase = async (): Promise<Pick<Health, 'database' | 'mail'>> => {
+    await pingDatabase(app.db);
+    const now = app.clock.now();
+    const backlog = await readMailBacklog(app.db, now);
+    const oldestDueAgeMs = backlog.oldestCreatedAt === null ? null : Math.max(0, now - backlog.oldestCreatedAt);
+    return { database: 'ok', mail: { due: backlog.due, oldestDueAgeMs } };
+  };
+
   app.route({
     method: 'GET',
     url: HEALTH_PATH,
     schema: {
       tags: ['operations'],
-      summary: 'Liveness and database reachability, for load balancers and monitors',
-      response: { 200: HealthResponse, 503: HealthResponse, ...READ_ERRORS },
+      summary: 'Readiness: the database, the mail backlog and Redis, for load balancers and monitors',
+      // After READ_ERRORS: this route's 503 carries the health answer, not an error code.
+      response: { ...READ_ERRORS, 200: HealthResponse, 503: HealthResponse },
     },
     handler: async (request, reply) => {
       reply.header('cache-control', 'no-store');
-      try {
-        await withTimeout(sql`select 1`.execute(app.db), DB_CHECK_TIMEOUT_MS);
-        return { status: 'ok' as const, database: 'ok' as const };
-      } catch (error) {
-        request.log.error({ err: error }, 'health check: database unreachable');
-        return reply.code(503).send({ status: 'degraded', database: 'down' });
-      }
+      const [database, redis] = await Promise.all([
+        withTimeout(checkDatabase(), CHECK_TIMEOUT_MS).catch((error: unknown) => {
+          request.log.error({ err: error }, 'health check: database unreachable');
+          const down: Pick<Health, 'database' | 'mail'> = { database: 'down' };
+          return down;
+        }),
+        withTimeout(app.rateLimiter.health(), CHECK_TIMEOUT_MS).catch(() => 'down' as const),
+      ]);
+      if (redis === 'down') request.log.warn('health check: Redis does not answer; rate limits are off until it does');
+      const oldestDueAgeMs = database.mail?.oldestDueAgeMs ?? null;
+      const mailLate = oldestDueAgeMs !== null && oldestDueAgeMs > MAIL_LATE_MS;
+      const degraded = database.database === 'down' || redis === 'down' || mailLate;
+      const body: Health = { status: degraded ? 'degraded' : 'ok', ...database, ...(redis === undefined ? {} : { redis }) };
+      return reply.code(database.database === 'down' ? 503 : 200).send(body);
     },
   });
 };

@@ -1,0 +1,89 @@
+import { connect, type Socket } from 'node:net';
+import { API_BASE, CALLS, COOKIE_BASE_NAMES, HEALTH_PATH, XSRF_HEADER } from '@foyer/contract';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createTestApp, dbUnavailable, type TestApp } from '../../test/helpers.js';
+import { randomToken } from './crypto.js';
+
+const REQUEST_TIMEOUT_MS = 2000;
+const SLOW_CLIENTS = 200;
+const XSRF_TOKEN = randomToken();
+
+interface SlowClient {
+  socket: Socket;
+  closedAt?: number;
+  answer: string;
+}
+
+/**
+ * Sends a sign-in's headers (with a valid XSRF pair, so the body is awaited rather than refused),
+ * then its body one byte every 300 ms: a slowloris client.
+ */
+function slowBody(port: number): SlowClient {
+  const socket = connect(port, '127.0.0.1');
+  const client: SlowClient = { socket, answer: '' };
+  socket.on('connect', () => {
+    const headers = [
+      `POST ${API_BASE}${CALLS.signin.path} HTTP/1.1`,
+      'Host: localhost',
+      'Content-Type: application/json',
+      'Content-Length: 1000',
+      `Cookie: ${COOKIE_BASE_NAMES.xsrf}=${XSRF_TOKEN}`,
+      `${XSRF_HEADER}: ${XSRF_TOKEN}`,
+    ];
+    socket.write(`${headers.join('\r\n')}\r\n\r\n`);
+    const drip = setInterval(() => socket.write('{'), 300);
+    socket.on('close', () => clearInterval(drip));
+  });
+  socket.on('data', (chunk: Buffer) => (client.answer += chunk.toString()));
+  socket.on('error', () => undefined);
+  socket.on('close', () => (client.closedAt = Date.now()));
+  return client;
+}
+
+/**
+ * Decision 0011: slow clients cannot take the service: a new client is served at once while
+ * hundreds of bodies arrive a byte at a time, and each of those is dropped (408) once the whole
+ * request has not arrived within REQUEST_TIMEOUT_MS.
+ */
+describe.skipIf(dbUnavailable)('slow clients', () => {
+  let t: TestApp | undefined;
+  let clients: SlowClient[] = [];
+
+  afterEach(async () => {
+    for (const client of clients) client.socket.destroy();
+    clients = [];
+    await t?.close();
+  });
+
+  it('serves new clients promptly beside slow bodies, and drops those after the request timeout', async () => {
+    t = await createTestApp({ env: { REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS), MAX_CONNECTIONS: '5000' } });
+    expect(t.app.server.maxConnections).toBe(5000);
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const address = t.app.server.address();
+    if (address === null || typeof address === 'string') throw new Error('not listening on TCP');
+    const base = `http://127.0.0.1:${address.port}`;
+
+    const opened = Date.now();
+    clients = Array.from({ length: SLOW_CLIENTS }, () => slowBody(address.port));
+    await new Promise((resolve) => setTimeout(resolve, 700));
+
+    for (const url of [HEALTH_PATH, API_BASE + CALLS.session.path]) {
+      const started = Date.now();
+      const response = await fetch(base + url);
+      expect(response.status, url).toBeLessThan(500);
+      expect(Date.now() - started, url).toBeLessThan(1000);
+    }
+    expect(clients.every((client) => client.closedAt === undefined)).toBe(true);
+
+    // Node checks for expired requests every quarter of the timeout (at most 1 s): allow that.
+    const limit = REQUEST_TIMEOUT_MS + 1000 + 1500;
+    while (clients.some((client) => client.closedAt === undefined) && Date.now() - opened < limit) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(clients.filter((client) => client.closedAt === undefined)).toHaveLength(0);
+    for (const client of clients) {
+      expect((client.closedAt ?? Infinity) - opened).toBeGreaterThanOrEqual(REQUEST_TIMEOUT_MS - 100);
+      expect(client.answer).toMatch(/^HTTP\/1\.1 408 /);
+    }
+  });
+});
