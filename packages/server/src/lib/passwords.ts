@@ -1,5 +1,7 @@
 import { hash, parseOptions, verify, type Algorithm } from '@node-rs/argon2';
+import { availableParallelism } from 'node:os';
 import { randomToken } from './crypto.js';
+import { Semaphore } from './semaphore.js';
 
 // `Algorithm` is an ambient const enum, which isolatedModules cannot inline; 2 is Argon2id.
 const ARGON2ID: Algorithm.Argon2id = 2;
@@ -25,23 +27,30 @@ export interface PasswordHasher {
   needsRehash(storedHash: string): boolean;
 }
 
-/** Async because the dummy hash is made up front: the first unknown email must not be slower. */
-export async function createPasswordHasher(params: Argon2Params): Promise<PasswordHasher> {
+/**
+ * Async because the dummy hash is made up front: the first unknown email must not be slower.
+ *
+ * At most one hash per core runs at a time (decision 0011): more would only make every hash
+ * slower, and would take the threadpool's spare threads that file reads and DNS lookups need.
+ * Waiting hashes queue in order, off the event loop.
+ */
+export async function createPasswordHasher(params: Argon2Params, concurrency: number = availableParallelism()): Promise<PasswordHasher> {
   const options = { algorithm: ARGON2ID, ...params };
   const dummyHash = await hash(randomToken(), options);
+  const slots = new Semaphore(Math.max(1, concurrency));
 
   return {
-    hash: (hashPassword) => hash(hashPassword, options),
+    hash: (hashPassword) => slots.run(() => hash(hashPassword, options)),
     async verify(storedHash, hashPassword) {
       try {
-        return await verify(storedHash, hashPassword);
+        return await slots.run(() => verify(storedHash, hashPassword));
       } catch {
         // A stored value that is not a PHC string never matches.
         return false;
       }
     },
     async verifyDummy(hashPassword) {
-      await verify(dummyHash, hashPassword);
+      await slots.run(() => verify(dummyHash, hashPassword));
       return false;
     },
     needsRehash(storedHash) {
