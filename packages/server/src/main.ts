@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { buildApp } from './app.js';
+import { commonPasswordCount } from './lib/password-floor.js';
 import { ConfigError, isDeployed, loadConfig, type Config } from './config.js';
 import { openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
@@ -86,6 +87,8 @@ async function main(): Promise<void> {
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   process.once('SIGINT', () => void shutdown('SIGINT'));
 
+  // Built before the first request, so no sign-up pays for it (decision 0014).
+  app.log.debug({ commonPasswords: commonPasswordCount() }, 'password floor ready');
   await app.listen({ port: config.port, host: config.host });
   await prune();
   app.log.info({ env: config.env, database: config.database.kind }, `Foyer is listening on ${config.publicUrl}`);
