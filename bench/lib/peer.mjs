@@ -6,8 +6,8 @@ import { startChild } from './proc.mjs';
 
 export function betterAuthVersion() {
   try {
-    // Its exports map does not expose package.json, so read the installed file.
-    return JSON.parse(readFileSync(join(ROOT, 'node_modules/better-auth/package.json'), 'utf8')).version;
+    // Its exports map does not expose package.json, so read the installed file (bench/install.mjs).
+    return JSON.parse(readFileSync(join(ROOT, 'bench/node_modules/better-auth/package.json'), 'utf8')).version;
   } catch {
     return null;
   }
