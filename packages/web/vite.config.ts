@@ -29,6 +29,18 @@ const reactRouterProduction = join(
   'dist/production/index.mjs',
 );
 
+/**
+ * What `/sign-in` runs (page.tsx renders it without the router): React, the contract's core, and
+ * the shared components and libraries the screen imports. Kept in one chunk: left to itself the
+ * bundler splits these by which lazy screens share them, and at nine small chunks the overhead
+ * alone costs about 2 KB of the page's 80 KB budget (scripts/first-load.mjs). A module missing
+ * here still loads, in a chunk of its own; one listed that sign-in does not need costs bytes, which
+ * the budget check shows. No zod: the contract's schema modules (calls, fields, runtime-config)
+ * stay out.
+ */
+const SIGN_IN_FIRST_LOAD =
+  /node_modules\/(react|react-dom|scheduler)\/|packages\/contract\/src\/(core|environments|errors|flags|i18n|page|paths|redirect|routes|storage|validation|lang\/)|packages\/web\/src\/(page|main|styles|components\/(alert|button|card-layout|icons|logo|spinner|text-field|tooltip|error-text)|lib\/(api|i18n|page-query|password-hash|redirect|runtime-config|signed-in|storage)|screens\/sign-in\/)/;
+
 export default defineConfig(({ command }) => ({
   plugins: [react()],
   resolve: {
@@ -40,6 +52,13 @@ export default defineConfig(({ command }) => ({
     emptyOutDir: true,
     target: 'es2022',
     sourcemap: false,
+    rolldownOptions: {
+      output: {
+        codeSplitting: {
+          groups: [{ name: 'first-load', test: SIGN_IN_FIRST_LOAD, priority: 10 }],
+        },
+      },
+    },
   },
   server: {
     // `npm run dev -w @foyer/web` against a running account service.

@@ -1,5 +1,5 @@
-import { z } from 'zod';
-import { ERROR_CODES } from './errors.js';
+import * as z from 'zod/mini';
+import { ERROR_CODES, type ErrorCode } from './errors.js';
 import { CALL_PATHS, type CallPath } from './paths.js';
 import { PLAN_INTENTS } from './flags.js';
 import { DeviceId, Email, HashPassword, PersonName, PhoneNumber, SignInEmail, Token, text } from './fields.js';
@@ -10,7 +10,10 @@ import { DeviceId, Email, HashPassword, PersonName, PhoneNumber, SignInEmail, To
  * stay plain strings.
  */
 
-const optionalText = text().trim().max(500).optional();
+const optionalText = z.optional(text().check(z.trim(), z.maxLength(500)));
+const signupSource = z.optional(text().check(z.trim(), z.maxLength(100)));
+const reCaptchaToken = z.optional(text().check(z.maxLength(4096)));
+const oauthState = text().check(z.minLength(16), z.maxLength(200));
 
 /** Spec §3: marketing attribution, named as the calls send it. */
 export const Attribution = z.object({
@@ -25,7 +28,7 @@ export type Attribution = z.infer<typeof Attribution>;
 
 export const InitialIntent = z.enum(PLAN_INTENTS);
 /** Where the server may send the browser next: already checked against the allow-list. */
-export const RedirectUrl = z.string().max(2048);
+export const RedirectUrl = z.string().check(z.maxLength(2048));
 const Empty = z.object({});
 
 // account/signin
@@ -36,8 +39,8 @@ export const SignInResponse = z.object({ otter: z.string() });
 export const SessionUser = z.object({
   id: z.string(),
   email: z.string(),
-  firstName: z.string().nullable(),
-  lastName: z.string().nullable(),
+  firstName: z.nullable(z.string()),
+  lastName: z.nullable(z.string()),
   emailVerified: z.boolean(),
 });
 export type SessionUser = z.infer<typeof SessionUser>;
@@ -45,82 +48,100 @@ export const SessionResponse = z.object({ user: SessionUser, expiresAt: z.string
 export const SignOutResponse = Empty;
 
 // account/signup
-export const SignUpBody = Attribution.extend({
+export const SignUpBody = z.extend(Attribution, {
   deviceId: DeviceId,
   email: Email,
   hashPassword: HashPassword,
   firstName: PersonName,
   lastName: PersonName,
-  signupSource: text().trim().max(100).optional(),
-  phoneNumber: PhoneNumber.optional(),
-  initialIntent: InitialIntent.optional(),
-  reCaptchaToken: text().max(4096).optional(),
-  redirectTo: text().max(2048).optional(),
+  signupSource,
+  phoneNumber: z.optional(PhoneNumber),
+  initialIntent: z.optional(InitialIntent),
+  reCaptchaToken,
+  redirectTo: z.optional(text().check(z.maxLength(2048))),
   hubspotToken: optionalText,
 });
-export const SignUpResponse = z.object({ userId: z.string(), redirectUrl: RedirectUrl.optional() });
+export const SignUpResponse = z.object({ userId: z.string(), redirectUrl: z.optional(RedirectUrl) });
 
 // account/resendVerification
-export const ResendVerificationBody = z.object({ email: Email, userId: text().max(100) });
+export const ResendVerificationBody = z.object({ email: Email, userId: text().check(z.maxLength(100)) });
 export const ResendVerificationResponse = Empty;
+
+// account/resendVerification/byLink (decision 0020): a fresh link for the sign-up of a superseded one
+export const ResendByLinkBody = z.object({ token: Token });
+export const ResendByLinkResponse = Empty;
+
+// account/resendVerification/bySignIn (decision 0020): a fresh link after sign-in said unverifiedAccount
+export const ResendBySignInBody = z.object({ email: SignInEmail, hashPassword: HashPassword });
+export const ResendBySignInResponse = Empty;
 
 // account/setupAccount/fields/{id} (GET): id is the emailed token
 export const SETUP_FIELDS = ['firstName', 'lastName', 'hashPassword', 'phoneNumber'] as const;
 export const SetupFieldsParams = z.object({ id: Token });
-export const SetupFieldsResponse = z.object({ fields: z.array(z.enum(SETUP_FIELDS)) });
+export const SetupFieldsResponse = z.object({
+  fields: z.array(z.enum(SETUP_FIELDS)),
+  /** The account being set up (decision 0020): shown, and given to password managers. */
+  email: z.string(),
+  /** For an invitation, the name of the organisation that sent it. */
+  organization: z.optional(z.string()),
+});
 
 // account/setupAccount
-export const SetupAccountBody = Attribution.extend({
+export const SetupAccountBody = z.extend(Attribution, {
   token: Token,
   deviceId: DeviceId,
-  firstName: PersonName.optional(),
-  lastName: PersonName.optional(),
-  hashPassword: HashPassword.optional(),
-  phoneNumber: PhoneNumber.optional(),
-  initialIntent: InitialIntent.optional(),
+  firstName: z.optional(PersonName),
+  lastName: z.optional(PersonName),
+  hashPassword: z.optional(HashPassword),
+  phoneNumber: z.optional(PhoneNumber),
+  initialIntent: z.optional(InitialIntent),
   hubspotToken: optionalText,
-  isMarketingTest: z.boolean().optional(),
+  isMarketingTest: z.optional(z.boolean()),
 });
-export const SetupAccountResponse = z.object({ otter: z.string(), redirectUrl: RedirectUrl.optional() });
+export const SetupAccountResponse = z.object({ otter: z.string(), redirectUrl: z.optional(RedirectUrl) });
 
 // account/verifyEmail (body not shown in the spec: decision 0002)
 export const VerifyEmailBody = z.object({ token: Token, deviceId: DeviceId });
-export const VerifyEmailResponse = z.object({ otter: z.string(), redirectUrl: RedirectUrl.optional() });
+export const VerifyEmailResponse = z.object({ otter: z.string(), redirectUrl: z.optional(RedirectUrl) });
 
 // verify new email
 export const VerifyNewEmailBody = z.object({ token: Token, deviceId: DeviceId });
 export const VerifyNewEmailResponse = z.object({ otter: z.string() });
 
 // account/forgotPassword
-export const ForgotPasswordBody = z.object({ email: Email, reCaptchaToken: text().max(4096).optional() });
+export const ForgotPasswordBody = z.object({ email: Email, reCaptchaToken });
 export const ForgotPasswordResponse = Empty;
 
 // account/resetPassword
 export const ResetPasswordBody = z.object({ token: Token, hashPassword: HashPassword });
 export const ResetPasswordResponse = Empty;
 
+// account/resetPassword/check/{token} (GET, decision 0020): spends nothing
+export const ResetCheckParams = z.object({ token: Token });
+export const ResetCheckResponse = z.object({ email: z.string() });
+
 // account/socialAuth: starts Google sign-in; the server keeps the PKCE verifier for the state
-export const SocialAuthBody = z.object({ state: text().min(16).max(200) });
+export const SocialAuthBody = z.object({ state: oauthState });
 export const SocialAuthResponse = z.object({ url: z.string() });
 
 // Google code exchange
-export const GoogleExchangeBody = Attribution.extend({
-  authorizationCode: text().min(1).max(4096),
-  state: text().min(16).max(200),
+export const GoogleExchangeBody = z.extend(Attribution, {
+  authorizationCode: text().check(z.minLength(1), z.maxLength(4096)),
+  state: oauthState,
   deviceId: DeviceId,
-  initialIntent: InitialIntent.optional(),
+  initialIntent: z.optional(InitialIntent),
   hubspotToken: optionalText,
-  signupSource: text().trim().max(100).optional(),
-  isMarketingTest: z.boolean().optional(),
-  useTransferToken: z.boolean().optional(),
-  lastTouchUrl: text().max(2048).optional(),
-  clientAuthenticationPeriodId: text().max(100).optional(),
-  marketingTestData: text().max(2048).optional(),
+  signupSource,
+  isMarketingTest: z.optional(z.boolean()),
+  useTransferToken: z.optional(z.boolean()),
+  lastTouchUrl: z.optional(text().check(z.maxLength(2048))),
+  clientAuthenticationPeriodId: z.optional(text().check(z.maxLength(100))),
+  marketingTestData: z.optional(text().check(z.maxLength(2048))),
 });
 export const GoogleExchangeResponse = z.object({
   wasSignUp: z.boolean(),
   otter: z.string(),
-  transferToken: z.string().optional(),
+  transferToken: z.optional(z.string()),
   wasClient: z.boolean(),
 });
 
@@ -131,13 +152,32 @@ export const ExchangeSsoTransferTokenResponse = z.object({ otter: z.string() });
 // SSO start
 export const SsoStartBody = z.object({
   email: SignInEmail,
-  clientAuthenticationPeriodId: text().max(100).optional(),
-  state: text().max(2048).optional(),
+  clientAuthenticationPeriodId: z.optional(text().check(z.maxLength(100))),
+  state: z.optional(text().check(z.maxLength(2048))),
 });
 export const SsoStartResponse = z.object({ url: z.string() });
+/** Spec §3: the client kinds an SSO sign-in may be for; the web is neither. */
+export const SSO_CLIENT_KINDS = ['native', 'chrome'] as const;
+export type SsoClientKind = (typeof SSO_CLIENT_KINDS)[number];
+/**
+ * The SSO start call's `state` (decision 0022): JSON text naming the client kind and where the
+ * landing page goes afterwards (`returnUrl`, checked against the allow-list). Anything else the
+ * text holds, or text that is not this JSON, counts as a web sign-in without a return address.
+ */
+export const SsoClientState = z.object({
+  clientKind: z.optional(z.enum(SSO_CLIENT_KINDS)),
+  returnUrl: z.optional(z.string().check(z.maxLength(2048))),
+});
+export type SsoClientState = z.infer<typeof SsoClientState>;
 
 // community/discourseSso and community/termsAgreed (headers X-DeviceId and Authorization)
-export const DiscourseSsoBody = z.object({ ssoPayload: text().min(1).max(4096), signature: text().regex(/^[0-9a-f]{64}$/) });
+export const DiscourseSsoBody = z.object({
+  // Exactly as the forum sent it: Discourse's base64 may carry line breaks, which are signed too,
+  // so CR and LF are the only control characters let through (the text is never stored). The
+  // service checks Discourse's own alphabet (decision 0021).
+  ssoPayload: z.string().check(z.regex(/^(?:[\r\n]|[^\p{Cc}\p{Cs}])*$/u, 'must not contain control characters'), z.minLength(1), z.maxLength(4096)),
+  signature: text().check(z.regex(/^[0-9a-f]{64}$/)),
+});
 export const DiscourseSsoResponse = z.object({ termsAgreed: z.boolean(), redirectUrl: RedirectUrl });
 export const TermsAgreedBody = Empty;
 export const TermsAgreedResponse = Empty;
@@ -146,9 +186,11 @@ export const TermsAgreedResponse = Empty;
 export const ExchangeOtterTokenBody = z.object({
   otterToken: Token,
   deviceId: DeviceId,
-  clientAuthenticationPeriodId: text().max(100).optional(),
+  clientAuthenticationPeriodId: z.optional(text().check(z.maxLength(100))),
 });
 export const ExchangeOtterTokenResponse = z.object({ deviceToken: z.string() });
+
+const count = z.int().check(z.nonnegative());
 
 /**
  * GET /healthz, for load balancers and monitors. 503 only when the database is down (this
@@ -160,9 +202,9 @@ export const HealthResponse = z.object({
   status: z.enum(['ok', 'degraded']),
   database: z.enum(['ok', 'down']),
   /** Unsent mail that is due now, and how long ago the oldest of it was queued; absent when the database is down. */
-  mail: z.object({ due: z.number().int().nonnegative(), oldestDueAgeMs: z.number().int().nonnegative().nullable() }).optional(),
+  mail: z.optional(z.object({ due: count, oldestDueAgeMs: z.nullable(count) })),
   /** Only with REDIS_URL: while it is down, rate limits are off. */
-  redis: z.enum(['ok', 'down']).optional(),
+  redis: z.optional(z.enum(['ok', 'down'])),
 });
 
 export const ErrorCodeSchema = z.enum(ERROR_CODES);
@@ -171,34 +213,137 @@ export const ErrorCodeSchema = z.enum(ERROR_CODES);
 export const ErrorBody = z.object({
   errorMessage: ErrorCodeSchema,
   /** Which request fields failed validation, for `invalidRequest` only. */
-  fields: z.array(z.string()).optional(),
+  fields: z.optional(z.array(z.string())),
 });
 export type ErrorBody = z.infer<typeof ErrorBody>;
 
 export interface CallDefinition extends CallPath {
-  body?: z.ZodType;
-  params?: z.ZodType;
-  response: z.ZodType;
+  body?: z.ZodMiniType;
+  params?: z.ZodMiniType;
+  response: z.ZodMiniType;
+  /**
+   * Spec §8: the codes this call answers besides the transport ones every call may answer
+   * (errors.ts, `callErrors`). The service answers no other (decision 0017).
+   */
+  errors: readonly ErrorCode[];
+  /** Spec §7: the call identifies the device by the `X-DeviceId` header rather than the body. */
+  deviceIdHeader?: true;
 }
 
-/** Every call, keyed by the name the spec gives it: where it lives, what it takes, what it answers. */
+/**
+ * Every call, keyed by the name the spec gives it: where it lives, what it takes, what it answers
+ * and with which error codes. The codes of calls not served yet (an `issue` in paths.ts) come from
+ * spec §8 and are the shape their capability lands on.
+ */
 export const CALLS = {
-  signin: { ...CALL_PATHS.signin, body: SignInBody, response: SignInResponse },
-  session: { ...CALL_PATHS.session, response: SessionResponse },
-  signout: { ...CALL_PATHS.signout, body: Empty, response: SignOutResponse },
-  signup: { ...CALL_PATHS.signup, body: SignUpBody, response: SignUpResponse },
-  resendVerification: { ...CALL_PATHS.resendVerification, body: ResendVerificationBody, response: ResendVerificationResponse },
-  setupAccountFields: { ...CALL_PATHS.setupAccountFields, params: SetupFieldsParams, response: SetupFieldsResponse },
-  setupAccount: { ...CALL_PATHS.setupAccount, body: SetupAccountBody, response: SetupAccountResponse },
-  verifyEmail: { ...CALL_PATHS.verifyEmail, body: VerifyEmailBody, response: VerifyEmailResponse },
-  verifyNewEmail: { ...CALL_PATHS.verifyNewEmail, body: VerifyNewEmailBody, response: VerifyNewEmailResponse },
-  forgotPassword: { ...CALL_PATHS.forgotPassword, body: ForgotPasswordBody, response: ForgotPasswordResponse },
-  resetPassword: { ...CALL_PATHS.resetPassword, body: ResetPasswordBody, response: ResetPasswordResponse },
-  socialAuth: { ...CALL_PATHS.socialAuth, body: SocialAuthBody, response: SocialAuthResponse },
-  googleExchange: { ...CALL_PATHS.googleExchange, body: GoogleExchangeBody, response: GoogleExchangeResponse },
-  exchangeSSOTransferToken: { ...CALL_PATHS.exchangeSSOTransferToken, body: ExchangeSsoTransferTokenBody, response: ExchangeSsoTransferTokenResponse },
-  ssoStart: { ...CALL_PATHS.ssoStart, body: SsoStartBody, response: SsoStartResponse },
-  discourseSso: { ...CALL_PATHS.discourseSso, body: DiscourseSsoBody, response: DiscourseSsoResponse },
-  termsAgreed: { ...CALL_PATHS.termsAgreed, body: TermsAgreedBody, response: TermsAgreedResponse },
-  exchangeOtterToken: { ...CALL_PATHS.exchangeOtterToken, body: ExchangeOtterTokenBody, response: ExchangeOtterTokenResponse },
+  signin: {
+    ...CALL_PATHS.signin,
+    body: SignInBody,
+    response: SignInResponse,
+    errors: ['deactivatedAccount', 'accountLocked', 'unverifiedAccount', 'invalidCredentials', 'rateLimitExeeded'],
+  },
+  session: { ...CALL_PATHS.session, response: SessionResponse, errors: ['notSignedIn'], deviceIdHeader: true },
+  signout: { ...CALL_PATHS.signout, body: Empty, response: SignOutResponse, errors: [] },
+  signup: {
+    ...CALL_PATHS.signup,
+    body: SignUpBody,
+    response: SignUpResponse,
+    errors: ['ssoRequired', 'rateLimitExeeded', 'reCaptchaFail', 'commonPassword'],
+  },
+  resendVerification: {
+    ...CALL_PATHS.resendVerification,
+    body: ResendVerificationBody,
+    response: ResendVerificationResponse,
+    errors: ['rateLimitExeeded'],
+  },
+  resendVerificationByLink: {
+    ...CALL_PATHS.resendVerificationByLink,
+    body: ResendByLinkBody,
+    response: ResendByLinkResponse,
+    errors: ['rateLimitExeeded'],
+  },
+  resendVerificationBySignIn: {
+    ...CALL_PATHS.resendVerificationBySignIn,
+    body: ResendBySignInBody,
+    response: ResendBySignInResponse,
+    errors: ['rateLimitExeeded'],
+  },
+  setupAccountFields: {
+    ...CALL_PATHS.setupAccountFields,
+    params: SetupFieldsParams,
+    response: SetupFieldsResponse,
+    errors: ['invalidToken', 'tokenExpired', 'alreadyVerified', 'linkSuperseded'],
+  },
+  setupAccount: {
+    ...CALL_PATHS.setupAccount,
+    body: SetupAccountBody,
+    response: SetupAccountResponse,
+    errors: ['invalidToken', 'tokenExpired', 'alreadyVerified', 'linkSuperseded', 'commonPassword'],
+  },
+  verifyEmail: {
+    ...CALL_PATHS.verifyEmail,
+    body: VerifyEmailBody,
+    response: VerifyEmailResponse,
+    errors: ['invalidToken', 'tokenExpired', 'alreadyVerified', 'linkSuperseded', 'accountNotSetUp'],
+  },
+  verifyNewEmail: {
+    ...CALL_PATHS.verifyNewEmail,
+    body: VerifyNewEmailBody,
+    response: VerifyNewEmailResponse,
+    errors: ['invalidToken', 'tokenExpired', 'accountNotSetUp'],
+  },
+  forgotPassword: {
+    ...CALL_PATHS.forgotPassword,
+    body: ForgotPasswordBody,
+    response: ForgotPasswordResponse,
+    errors: ['ssoRequired', 'reCaptchaFail', 'rateLimitExeeded'],
+  },
+  resetPassword: {
+    ...CALL_PATHS.resetPassword,
+    body: ResetPasswordBody,
+    response: ResetPasswordResponse,
+    errors: ['recentPassword', 'invalidToken', 'tokenExpired', 'commonPassword', 'rateLimitExeeded'],
+  },
+  resetPasswordCheck: {
+    ...CALL_PATHS.resetPasswordCheck,
+    params: ResetCheckParams,
+    response: ResetCheckResponse,
+    errors: ['invalidToken', 'tokenExpired'],
+  },
+  // notFound while no Google client is configured (decision 0019)
+  socialAuth: { ...CALL_PATHS.socialAuth, body: SocialAuthBody, response: SocialAuthResponse, errors: ['notFound', 'invalidState'] },
+  googleExchange: {
+    ...CALL_PATHS.googleExchange,
+    body: GoogleExchangeBody,
+    response: GoogleExchangeResponse,
+    errors: ['notFound', 'invalidState', 'socialAuthFailed', 'ssoRequired', 'deactivatedAccount', 'emailNotVerified'],
+  },
+  exchangeSSOTransferToken: {
+    ...CALL_PATHS.exchangeSSOTransferToken,
+    body: ExchangeSsoTransferTokenBody,
+    response: ExchangeSsoTransferTokenResponse,
+    errors: ['ssoTransferFailed'],
+  },
+  ssoStart: { ...CALL_PATHS.ssoStart, body: SsoStartBody, response: SsoStartResponse, errors: ['ssoNotRecognized', 'rateLimitExeeded'] },
+  // notFound while forum sign-in is not configured (decision 0021)
+  discourseSso: {
+    ...CALL_PATHS.discourseSso,
+    body: DiscourseSsoBody,
+    response: DiscourseSsoResponse,
+    errors: ['notSignedIn', 'notFound', 'invalidSsoPayload'],
+    deviceIdHeader: true,
+  },
+  termsAgreed: {
+    ...CALL_PATHS.termsAgreed,
+    body: TermsAgreedBody,
+    response: TermsAgreedResponse,
+    errors: ['notSignedIn', 'notFound'],
+    deviceIdHeader: true,
+  },
+  exchangeOtterToken: {
+    ...CALL_PATHS.exchangeOtterToken,
+    body: ExchangeOtterTokenBody,
+    response: ExchangeOtterTokenResponse,
+    errors: ['invalidToken', 'tokenExpired'],
+  },
 } as const satisfies Record<keyof typeof CALL_PATHS, CallDefinition>;

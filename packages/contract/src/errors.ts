@@ -19,9 +19,18 @@ export const ERROR_CODES = [
   'invalidToken',
   'tokenExpired',
   'accountNotSetUp',
+  // a verification link that ended, told apart so the screen can offer the way on (decision 0020)
+  'alreadyVerified',
+  'linkSuperseded',
+  // Google (decision 0019)
+  'invalidState',
+  'socialAuthFailed',
+  'emailNotVerified',
   // SSO
   'ssoNotRecognized',
   'ssoTransferFailed',
+  // community forum (decision 0021): a DiscourseConnect request Foyer will not answer
+  'invalidSsoPayload',
   // sessions and transport
   'notSignedIn',
   'xsrfMismatch',
@@ -47,8 +56,14 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   invalidToken: 400,
   tokenExpired: 410,
   accountNotSetUp: 409,
+  alreadyVerified: 409,
+  linkSuperseded: 410,
+  invalidState: 400,
+  socialAuthFailed: 401,
+  emailNotVerified: 403,
   ssoNotRecognized: 404,
   ssoTransferFailed: 400,
+  invalidSsoPayload: 400,
   notSignedIn: 401,
   xsrfMismatch: 403,
   invalidRequest: 400,
@@ -56,6 +71,22 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   unavailable: 503,
   unexpectedError: 500,
 };
+
+/**
+ * Codes any call may answer whatever it does (decision 0017): a request its schema refuses
+ * (`invalidRequest`, also for a body too large or of the wrong type), the database down
+ * (`unavailable`, decision 0011) and a fault of ours (`unexpectedError`). State-changing calls
+ * add `xsrfMismatch` (spec §7: the XSRF header must match its cookie). A call's own codes are
+ * listed beside it (calls.ts).
+ */
+export const TRANSPORT_ERRORS = ['invalidRequest', 'unavailable', 'unexpectedError'] as const satisfies readonly ErrorCode[];
+export const WRITE_TRANSPORT_ERRORS = [...TRANSPORT_ERRORS, 'xsrfMismatch'] as const satisfies readonly ErrorCode[];
+
+/** Every code a call may answer: its own (spec §8, listed with the call) and the transport ones. */
+export function callErrors(call: { method: 'GET' | 'POST'; errors: readonly ErrorCode[] }): ErrorCode[] {
+  const transport: readonly ErrorCode[] = call.method === 'GET' ? TRANSPORT_ERRORS : WRITE_TRANSPORT_ERRORS;
+  return [...new Set([...call.errors, ...transport])];
+}
 
 export function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === 'string' && (ERROR_CODES as readonly string[]).includes(value);

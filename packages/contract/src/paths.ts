@@ -18,19 +18,24 @@ export const CALL_PATHS = {
   signout: { method: 'POST', path: '/account/signout' },
   signup: { method: 'POST', path: '/account/signup' },
   resendVerification: { method: 'POST', path: '/account/resendVerification' },
+  // Decision 0020: a fresh link from a superseded one, and from a sign-in refused as unverified.
+  resendVerificationByLink: { method: 'POST', path: '/account/resendVerification/byLink' },
+  resendVerificationBySignIn: { method: 'POST', path: '/account/resendVerification/bySignIn' },
   setupAccountFields: { method: 'GET', path: '/account/setupAccount/fields/:id' },
   setupAccount: { method: 'POST', path: '/account/setupAccount' },
   verifyEmail: { method: 'POST', path: '/account/verifyEmail' },
   verifyNewEmail: { method: 'POST', path: '/account/verifyNewEmail', issue: 'setup' },
   forgotPassword: { method: 'POST', path: '/account/forgotPassword' },
   resetPassword: { method: 'POST', path: '/account/resetPassword' },
-  socialAuth: { method: 'POST', path: '/account/socialAuth', issue: 'google' },
-  googleExchange: { method: 'POST', path: '/account/socialAuth/exchange', issue: 'google' },
-  exchangeSSOTransferToken: { method: 'POST', path: '/account/exchangeSSOTransferToken', issue: 'sso' },
-  ssoStart: { method: 'POST', path: '/account/sso/start', issue: 'sso' },
-  discourseSso: { method: 'POST', path: '/community/discourseSso', issue: 'community' },
-  termsAgreed: { method: 'POST', path: '/community/termsAgreed', issue: 'community' },
-  exchangeOtterToken: { method: 'POST', path: '/exchange/otterToken', issue: 'community' },
+  // Decision 0020: whether a reset link still works, and whose it is; spends nothing.
+  resetPasswordCheck: { method: 'GET', path: '/account/resetPassword/check/:token' },
+  socialAuth: { method: 'POST', path: '/account/socialAuth' },
+  googleExchange: { method: 'POST', path: '/account/socialAuth/exchange' },
+  exchangeSSOTransferToken: { method: 'POST', path: '/account/exchangeSSOTransferToken' },
+  ssoStart: { method: 'POST', path: '/account/sso/start' },
+  discourseSso: { method: 'POST', path: '/community/discourseSso' },
+  termsAgreed: { method: 'POST', path: '/community/termsAgreed' },
+  exchangeOtterToken: { method: 'POST', path: '/exchange/otterToken' },
 } as const satisfies Record<string, CallPath>;
 export type CallName = keyof typeof CALL_PATHS;
 

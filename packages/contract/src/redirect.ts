@@ -8,6 +8,11 @@
  */
 export const NATIVE_APP_SCHEME = 'foyer';
 export const LOCAL_APP_SCHEME = 'foyer-local';
+/**
+ * Decision 0022: where the SSO landing page hands a native client its one-time token
+ * (`?transferToken=…`), one second after a successful sign-in (spec §9).
+ */
+export const NATIVE_SSO_TRANSFER_URL = `${NATIVE_APP_SCHEME}://sso-transfer`;
 
 export interface RedirectPolicy {
   /** Host names (with port, when not the default) of the product's own sites. */

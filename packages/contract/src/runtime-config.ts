@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { ENVIRONMENTS, SERVER_KINDS } from './environments.js';
 import { FLAG_DEFAULTS, type FlagName } from './flags.js';
 
@@ -9,20 +9,21 @@ import { FLAG_DEFAULTS, type FlagName } from './flags.js';
  */
 const flagShape = Object.fromEntries(
   Object.entries(FLAG_DEFAULTS).map(([name, value]) => [name, typeof value === 'number' ? z.number() : z.boolean()]),
-) as Record<FlagName, z.ZodBoolean | z.ZodNumber>;
+) as Record<FlagName, z.ZodMiniBoolean | z.ZodMiniNumber>;
 
 export const RuntimeConfig = z.object({
   env: z.enum(ENVIRONMENTS),
   serverUrls: z.partialRecord(z.enum(SERVER_KINDS), z.string()),
   flags: z.object(flagShape),
   /** The invisible bot check's site key; absent means no bot check (spec §5). */
-  reCaptchaSiteKey: z.string().optional(),
+  reCaptchaSiteKey: z.optional(z.string()),
   /** Google sign-in is offered only when a client is configured. */
   googleEnabled: z.boolean(),
   /** Where a signed-in person goes when no `from` is given. */
-  defaultHome: z.string(),
+  defaultHome: z.string().check(z.minLength(1)),
 });
 export type RuntimeConfig = z.infer<typeof RuntimeConfig>;
 
-/** The dictionary the server writes into the page beside the configuration (page.ts). */export const InlineDictionary = z.object({ locale: z.string(), messages: z.record(z.string(), z.string()) });
+/** The dictionary the server writes into the page beside the configuration (page.ts). */
+export const InlineDictionary = z.object({ locale: z.string(), messages: z.record(z.string(), z.string()) });
 export type InlineDictionary = z.infer<typeof InlineDictionary>;

@@ -47,24 +47,18 @@ function isLoopbackHost(hostname: string): boolean {
   return hostname === 'localhost' || /^127\.\d+\.\d+\.\d+$/.test(hostname) || hostname === '[::1]';
 }
 
-/** An IP literal (a URL writes IPv6 in brackets): it has no parent domain to share. */
-function isIpHost(hostname: string): boolean {
-  return /^\d+\.\d+\.\d+\.\d+$/.test(hostname) || hostname.startsWith('[');
-}
-
 /** Where plain-http loopback is normal (a developer's machine, CI); never a deployment. */
 const LOOPBACK_HTTP_ENVIRONMENTS: readonly Environment[] = ['local', 'test'];
 
 /**
- * Spec §3: cookies are set on the parent domain (`auth.example.com` → `example.com`), so the
- * app's other sites see them. On localhost and IP addresses the cookie is host-only: browsers
- * refuse `Domain=localhost`, and an address has no parent (decision 0004).
+ * Whether a cookie with `Domain=<domain>` set by `hostname` is kept by the browser: the host is the
+ * domain itself or one of its subdomains (RFC 6265 §5.1.3 domain-matching). A server configured
+ * otherwise would see every cookie it sets dropped.
  */
-export function cookieDomain(hostname: string): string | undefined {
+export function isCookieDomainOf(hostname: string, domain: string): boolean {
   const host = hostname.toLowerCase();
-  if (host === 'localhost' || isIpHost(host)) return undefined;
-  const labels = host.split('.');
-  return labels.length <= 2 ? host : labels.slice(-2).join('.');
+  const parent = domain.toLowerCase().replace(/^\./, '');
+  return parent !== '' && (host === parent || host.endsWith(`.${parent}`));
 }
 
 export interface CookieRules {
@@ -80,10 +74,14 @@ export interface CookieRules {
  * value (the XSRF token and the device id), and Secure except on loopback in `local` and `test`.
  * Any other host keeps Secure, an IP address included: a server reached as `http://203.0.113.5`
  * would otherwise send the session token in clear over the network (decision 0004).
+ *
+ * Spec §3's parent domain is `domain`, the deployment's COOKIE_DOMAIN, never guessed from the host
+ * name (decision 0018): the last two labels of `auth.example.co.uk` are a public suffix browsers
+ * refuse, and those of `auth.staging.example.com` would hand staging's cookies to production's
+ * hosts. Without one the cookie is host-only (no Domain attribute), the narrowest scope.
  */
-export function cookieRules(hostname: string, env: Environment, scriptReadable: boolean): CookieRules {
+export function cookieRules(hostname: string, env: Environment, scriptReadable: boolean, domain?: string): CookieRules {
   const host = hostname.toLowerCase();
-  const domain = cookieDomain(host);
   return {
     ...(domain === undefined ? {} : { domain }),
     path: '/',

@@ -1,28 +1,36 @@
 import fastifyCookie from '@fastify/cookie';
-import fastifySwagger from '@fastify/swagger';
-import { API_BASE, type ErrorBody } from '@foyer/contract';
+import type { ErrorBody } from '@foyer/contract';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
-import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Kysely } from 'kysely';
 import { buildRuntimeConfig, type Config } from './config.js';
 import type { DB } from './db/schema.js';
 import { healthRoutes } from './features/health/health.routes.js';
+import { probeRoutes } from './features/health/probes.routes.js';
 import { loadDictionaries, type Dictionaries } from './features/i18n/dictionaries.js';
 import { i18nRoutes } from './features/i18n/i18n.routes.js';
 import { registerMail } from './features/mail/mail.plugin.js';
+import { createMetrics, timedPasswordHasher } from './features/metrics/metrics.js';
+import { registerMetrics } from './features/metrics/metrics.plugin.js';
 import { createRedirectPolicy } from './features/redirects/redirect-policy.js';
 import { passwordRoutes } from './features/password/password.routes.js';
+import { googleRoutes } from './features/google/google.routes.js';
+import { communityRoutes } from './features/community/community.routes.js';
+import { devicesRoutes } from './features/devices/devices.routes.js';
 import { sessionsRoutes } from './features/sessions/sessions.routes.js';
 import { setupRoutes } from './features/setup/setup.routes.js';
 import { signinRoutes } from './features/signin/signin.routes.js';
 import { signupRoutes } from './features/signup/signup.routes.js';
+import { ssoRoutes } from './features/sso/sso.routes.js';
+import { transferRoutes } from './features/transfer/transfer.routes.js';
 import { registerWeb } from './features/web/web.routes.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { registerErrorHandler } from './lib/error-handler.js';
 import { capConnections, httpServerOptions } from './lib/http-server.js';
-import { loggerOptions } from './lib/logging.js';
+import { echoRequestId, loggerOptions, requestIdOptions, REQUEST_ID_HEADER, type LogStream } from './lib/logging.js';
 import { createPasswordHasher, type PasswordHasher } from './lib/passwords.js';
-import { DisabledRateLimitStore, MemoryRateLimitStore, RateLimiter, RedisRateLimitStore, type RateLimitStore } from './lib/rate-limit.js';
+import { registerOpenApi } from './lib/openapi.js';
+import { registerRateLimits } from './lib/rate-limit.js';
 import { registerSecurityHeaders } from './lib/security-headers.js';
 import { fastifyTrustProxy } from './lib/trust-proxy.js';
 import { xsrfPlugin } from './lib/xsrf.js';
@@ -33,8 +41,8 @@ export interface AppOptions {
   clock?: Clock;
   passwords?: PasswordHasher;
   dictionaries?: Dictionaries;
-  /** Rate-limit counters; default: Redis when REDIS_URL is set, else this process's memory. */
-  rateLimitStore?: RateLimitStore;
+  /** Log lines go here instead of stdout (tests read them). */
+  logStream?: LogStream;
 }
 
 /** Our requests are a few hundred bytes; a small limit turns floods into cheap 413s. */
@@ -43,7 +51,8 @@ const BODY_LIMIT_BYTES = 64 * 1024;
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config, db } = options;
   const app = Fastify({
-    logger: loggerOptions(config),
+    logger: loggerOptions(config, options.logStream),
+    ...requestIdOptions(),
     bodyLimit: BODY_LIMIT_BYTES,
     ...httpServerOptions(config),
     trustProxy: fastifyTrustProxy(config.trustProxy),
@@ -52,10 +61,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     onConstructorPoisoning: 'error',
     // Errors raised before routing (a malformed URL such as `/%`) bypass the error handler:
     // answer them in the same code-only shape.
-    frameworkErrors: (_error, _request, reply: FastifyReply) => {
+    frameworkErrors: (_error, request, reply: FastifyReply) => {
       const body: ErrorBody = { errorMessage: 'invalidRequest' };
       // No hook runs for these, so the no-store of every API answer (security-headers.ts) is set here.
-      void reply.code(400).header('cache-control', 'no-store').send(body);
+      void reply.code(400).header('cache-control', 'no-store').header(REQUEST_ID_HEADER, request.id).send(body);
     },
     // Emailed-link tokens travel as path parameters of up to 200 characters (contract Token).
     routerOptions: { maxParamLength: 200 },
@@ -68,40 +77,23 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorate('config', config);
   app.decorate('db', db);
   app.decorate('clock', options.clock ?? systemClock);
-  app.decorate('passwords', options.passwords ?? (await createPasswordHasher(config.argon2)));
+  // Decision 0018: metrics exist only where a scraper can read them (METRICS_TOKEN set).
+  const metrics = config.metricsToken === undefined ? undefined : createMetrics();
+  const passwords = options.passwords ?? (await createPasswordHasher(config.argon2));
+  app.decorate('passwords', metrics === undefined ? passwords : timedPasswordHasher(passwords, metrics.argon2Seconds));
   app.decorate('redirects', createRedirectPolicy(config));
   app.decorate('dictionaries', options.dictionaries ?? loadDictionaries((message) => app.log.warn(message)));
-  const { clock } = app;
-  // Decision 0010: RATE_LIMITS=off (benchmark harness only) counts nothing; said at warn, since
-  // it removes a protection.
-  if (!config.rateLimits) app.log.warn('RATE_LIMITS=off: every rate limit is disabled');
-  const rateStore =
-    options.rateLimitStore ??
-    (!config.rateLimits
-      ? new DisabledRateLimitStore()
-      : config.redisUrl === undefined
-        ? new MemoryRateLimitStore(clock)
-        : new RedisRateLimitStore(config.redisUrl));
-  app.decorate(
-    'rateLimiter',
-    new RateLimiter(rateStore, clock, (error, rule) => app.log.warn({ err: error, rule: rule.name }, 'rate-limit store failed; request allowed')),
-  );
-  app.addHook('onClose', async () => app.rateLimiter.close());
+  // Counters in Redis when REDIS_URL is set, else in this process; RATE_LIMITS=off counts nothing.
+  await registerRateLimits(app, config);
 
   registerErrorHandler(app);
+  echoRequestId(app);
+  if (metrics !== undefined && config.metricsToken !== undefined) registerMetrics(app, metrics, config.metricsToken);
   await registerSecurityHeaders(app, config);
   await app.register(fastifyCookie);
   await app.register(xsrfPlugin, { config });
 
-  // OpenAPI from the same zod schemas the routes validate with (STYLE.md: never by hand).
-  await app.register(fastifySwagger, {
-    openapi: {
-      info: { title: 'Foyer account service', version: '1' },
-      servers: [{ url: config.publicUrl }],
-    },
-    transform: jsonSchemaTransform,
-  });
-  app.get(`${API_BASE}/openapi.json`, { schema: { hide: true } }, async () => app.swagger());
+  await registerOpenApi(app);
 
   await registerMail(app);
   await app.register(signinRoutes);
@@ -109,8 +101,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(setupRoutes);
   await app.register(passwordRoutes);
   await app.register(sessionsRoutes);
+  await app.register(googleRoutes);
+  await app.register(transferRoutes);
+  await app.register(ssoRoutes);
+  await app.register(communityRoutes);
+  await app.register(devicesRoutes);
   await app.register(i18nRoutes);
   await app.register(healthRoutes);
+  await app.register(probeRoutes);
   await registerWeb(app, buildRuntimeConfig(config, (message) => app.log.warn(message)));
 
   return app;

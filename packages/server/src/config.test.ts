@@ -132,16 +132,23 @@ describe('buildRuntimeConfig', () => {
   const noLog = () => undefined;
 
   it('gives the browser only the allow-listed fields, valid against the contract', () => {
-    const config = load({ RECAPTCHA_SITE_KEY: 'site-key', RECAPTCHA_SECRET: 'very-secret', GOOGLE_CLIENT_ID: 'client.apps.googleusercontent.com' });
+    const config = load({
+      RECAPTCHA_SITE_KEY: 'site-key',
+      RECAPTCHA_SECRET: 'very-secret',
+      GOOGLE_CLIENT_ID: 'client.apps.googleusercontent.com',
+      GOOGLE_CLIENT_SECRET: 'google-secret',
+    });
     const runtime = buildRuntimeConfig(config, noLog);
     expect(RuntimeConfig.parse(runtime)).toEqual(runtime);
     expect(runtime).toMatchObject({ env: 'local', reCaptchaSiteKey: 'site-key', googleEnabled: true, defaultHome: '/home' });
     expect(JSON.stringify(runtime)).not.toContain('very-secret');
     expect(JSON.stringify(runtime)).not.toContain('googleusercontent');
+    expect(JSON.stringify(runtime)).not.toContain('google-secret');
   });
 
   it('omits the bot check and Google when not configured', () => {
-    const runtime = buildRuntimeConfig(load({}), noLog);
+    // `local` offers Google through its stand-in (decision 0019); other environments need a client id.
+    const runtime = buildRuntimeConfig(load({ FOYER_ENV: 'test' }), noLog);
     expect(runtime).not.toHaveProperty('reCaptchaSiteKey');
     expect(runtime.googleEnabled).toBe(false);
   });

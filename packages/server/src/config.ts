@@ -6,6 +6,7 @@ import {
   FLAG_DEFAULTS,
   RuntimeConfig,
   SERVER_KINDS,
+  isCookieDomainOf,
   parseFlagOverrides,
   serverUrl,
   type Environment,
@@ -31,6 +32,9 @@ const SERVER_PACKAGE_DIR = fileURLToPath(new URL('..', import.meta.url));
 
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
+/** Letters, digits and hyphens per label, two labels at least: `localhost` has no Domain cookie. */
+const COOKIE_DOMAIN_PATTERN = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+
 const EnvSchema = z
   .object({
     FOYER_ENV: z.enum(ENVIRONMENTS).default('local'),
@@ -38,11 +42,35 @@ const EnvSchema = z
     HOST: z.string().min(1).optional(),
     PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
     DATABASE_URL: z.string().min(1).default('./data/foyer.sqlite'),
+    // PostgreSQL connections per instance; size it with max_connections ÷ instances (decision 0018).
+    DATABASE_POOL_SIZE: int(1, 1000).optional(),
+    // Decision 0018: the cookies' Domain attribute, never guessed; host-only cookies when unset.
+    COOKIE_DOMAIN: z
+      .string()
+      .transform((value) => value.toLowerCase().replace(/^\./, ''))
+      .pipe(z.string().regex(COOKIE_DOMAIN_PATTERN, 'must be a domain name of at least two labels, such as example.com'))
+      .optional(),
+    // Decision 0018: /metrics answers only with `Authorization: Bearer <METRICS_TOKEN>`; 404 when unset.
+    METRICS_TOKEN: z.string().min(32, 'must be at least 32 characters').regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces').optional(),
     SERVER_URLS: z.string().optional(),
     FLAGS: z.string().optional(),
     RECAPTCHA_SITE_KEY: z.string().min(1).optional(),
     RECAPTCHA_SECRET: z.string().min(1).optional(),
+    // Decision 0019: a confidential OpenID Connect client of GOOGLE_ISSUER (Google, or any issuer
+    // that serves discovery). Locally, without a client id, a stand-in provider is started.
     GOOGLE_CLIENT_ID: z.string().min(1).optional(),
+    GOOGLE_CLIENT_SECRET: z.string().min(1).optional(),
+    GOOGLE_ISSUER: z.url({ protocol: /^https?$/ }).default('https://accounts.google.com'),
+    // The local stand-in's port (default PORT + 1); 0 takes any free one.
+    GOOGLE_STAND_IN_PORT: int(0, 65535).optional(),
+    // Decision 0021: the DiscourseConnect secret shared with the forum (Discourse asks for at
+    // least 10 characters); forum sign-in answers notFound without it. Never logged.
+    DISCOURSE_CONNECT_SECRET: z.string().min(10, 'must be at least 10 characters').optional(),
+    // The community terms version an acceptance is recorded under; a new version asks again.
+    COMMUNITY_TERMS_VERSION: z
+      .string()
+      .regex(/^[\w.-]{1,40}$/, 'must be 1 to 40 letters, digits, dots, hyphens or underscores')
+      .default('1'),
     LOCKOUT_THRESHOLD: int(1, 100).default(10),
     SESSION_IDLE_DAYS: z.coerce.number().positive().max(365).default(7),
     SESSION_ABSOLUTE_DAYS: z.coerce.number().positive().max(365).default(30),
@@ -99,12 +127,26 @@ const EnvSchema = z
     if (isDeployed(env.FOYER_ENV) && env.RECAPTCHA_SITE_KEY !== undefined && env.RECAPTCHA_SECRET === undefined) {
       ctx.addIssue({ code: 'custom', path: ['RECAPTCHA_SECRET'], message: 'is required when RECAPTCHA_SITE_KEY is set' });
     }
+    if (env.GOOGLE_CLIENT_ID !== undefined && env.GOOGLE_CLIENT_SECRET === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['GOOGLE_CLIENT_SECRET'], message: 'is required when GOOGLE_CLIENT_ID is set' });
+    }
+    // The ID token and the code travel over this connection: plain http only on a developer's machine.
+    if (isDeployed(env.FOYER_ENV) && !env.GOOGLE_ISSUER.startsWith('https:')) {
+      ctx.addIssue({ code: 'custom', path: ['GOOGLE_ISSUER'], message: `must be https when FOYER_ENV=${env.FOYER_ENV}` });
+    }
     if (isDeployed(env.FOYER_ENV) && env.SECRET_KEY === undefined) {
       ctx.addIssue({ code: 'custom', path: ['SECRET_KEY'], message: `is required when FOYER_ENV=${env.FOYER_ENV}` });
     }
     // Decision 0010: the limits are all that slow credential stuffing from many accounts at once.
     if (env.FOYER_ENV === 'prod' && env.RATE_LIMITS === 'off') {
       ctx.addIssue({ code: 'custom', path: ['RATE_LIMITS'], message: 'must not be off when FOYER_ENV=prod' });
+    }
+    // A Domain the browser's host is not inside is dropped by the browser: no sign-in would hold.
+    if (env.COOKIE_DOMAIN !== undefined) {
+      const host = new URL(env.PUBLIC_URL ?? `http://localhost:${env.PORT}`).hostname;
+      if (!isCookieDomainOf(host, env.COOKIE_DOMAIN)) {
+        ctx.addIssue({ code: 'custom', path: ['COOKIE_DOMAIN'], message: `must be the host of PUBLIC_URL (${host}) or a parent domain of it` });
+      }
     }
     if (env.SESSION_IDLE_DAYS > env.SESSION_ABSOLUTE_DAYS) {
       ctx.addIssue({ code: 'custom', path: ['SESSION_IDLE_DAYS'], message: 'must not exceed SESSION_ABSOLUTE_DAYS' });
@@ -113,7 +155,10 @@ const EnvSchema = z
 
 const ServerUrlsOverride = z.partialRecord(z.enum(SERVER_KINDS), z.url());
 
-export type DatabaseConfig = { kind: 'sqlite'; filename: string } | { kind: 'postgres'; connectionString: string };
+export type DatabaseConfig =
+  | { kind: 'sqlite'; filename: string }
+  /** poolSize: DATABASE_POOL_SIZE when set; the pool's own default otherwise (db/database.ts). */
+  | { kind: 'postgres'; connectionString: string; poolSize?: number };
 
 export interface Config {
   env: Environment;
@@ -121,14 +166,21 @@ export interface Config {
   host: string;
   /** The origin the browser uses, without a trailing slash. */
   publicUrl: string;
-  /** Host name of PUBLIC_URL: decides the cookies' domain and Secure flag (spec §3). */
+  /** Host name of PUBLIC_URL: decides the cookies' Secure flag (spec §3). */
   publicHostname: string;
+  /** COOKIE_DOMAIN: the session cookie's Domain (spec §3 parent domain); host-only when unset. */
+  cookieDomain?: string;
   database: DatabaseConfig;
   serverUrls: ServerUrls;
   flags: Flags;
   reCaptchaSiteKey?: string;
   reCaptchaSecret?: string;
-  googleClientId?: string;
+  /** Google sign-in (decision 0019); absent when it is off. */
+  google?: GoogleConfig;
+  /** Forum sign-in (decision 0021): the DiscourseConnect secret; absent when it is off. Never logged. */
+  discourseConnectSecret?: string;
+  /** The community terms version acceptances are recorded under. */
+  communityTermsVersion: string;
   lockoutThreshold: number;
   session: { idleMs: number; absoluteMs: number };
   logLevel: (typeof LOG_LEVELS)[number];
@@ -148,6 +200,25 @@ export interface Config {
   /** Decision 0011: shutdown waits this long for requests and mail in flight, then exits anyway. */
   shutdownGraceMs: number;
   secret: SecretSource;
+  /** Decision 0018: the bearer token /metrics asks for; metrics are off (404) without it. Never logged. */
+  metricsToken?: string;
+}
+
+/**
+ * Google sign-in (decision 0019): a configured OpenID Connect client, or, in `local` without
+ * GOOGLE_CLIENT_ID, the stand-in provider that main.ts starts on its own port and then
+ * replaces with the client it registered there. Never a stand-in outside `local`.
+ */
+export type GoogleConfig =
+  | { kind: 'client'; issuer: string; clientId: string; clientSecret: string }
+  | { kind: 'standIn'; port: number };
+
+function googleConfig(env: z.infer<typeof EnvSchema>): GoogleConfig | undefined {
+  if (env.GOOGLE_CLIENT_ID !== undefined && env.GOOGLE_CLIENT_SECRET !== undefined) {
+    return { kind: 'client', issuer: env.GOOGLE_ISSUER, clientId: env.GOOGLE_CLIENT_ID, clientSecret: env.GOOGLE_CLIENT_SECRET };
+  }
+  if (env.FOYER_ENV === 'local') return { kind: 'standIn', port: env.GOOGLE_STAND_IN_PORT ?? (env.PORT === 65535 ? 65534 : env.PORT + 1) };
+  return undefined;
 }
 
 /**
@@ -193,8 +264,8 @@ function parseServerUrls(text: string | undefined): ServerUrls {
   return Object.fromEntries(Object.entries(parsed.data).map(([kind, url]) => [kind, url.replace(/\/$/, '')])) as ServerUrls;
 }
 
-function parseDatabaseUrl(value: string, cwd: string): DatabaseConfig {
-  if (/^postgres(ql)?:\/\//.test(value)) return { kind: 'postgres', connectionString: value };
+function parseDatabaseUrl(value: string, cwd: string, poolSize: number | undefined): DatabaseConfig {
+  if (/^postgres(ql)?:\/\//.test(value)) return { kind: 'postgres', connectionString: value, ...(poolSize === undefined ? {} : { poolSize }) };
   const path = value.replace(/^sqlite:(\/\/)?/, '');
   if (path === ':memory:') return { kind: 'sqlite', filename: path };
   return { kind: 'sqlite', filename: isAbsolute(path) ? path : resolve(cwd, path) };
@@ -210,19 +281,23 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env, cwd: string 
   const deployed = isDeployed(env.FOYER_ENV);
   const publicUrl = (env.PUBLIC_URL ?? `http://localhost:${env.PORT}`).replace(/\/$/, '');
   const defaults = deployed ? deployedServerUrls(env.FOYER_ENV, publicUrl) : localServerUrls(publicUrl);
-  const database = parseDatabaseUrl(env.DATABASE_URL, cwd);
+  const database = parseDatabaseUrl(env.DATABASE_URL, cwd, env.DATABASE_POOL_SIZE);
+  const google = googleConfig(env);
   return {
     env: env.FOYER_ENV,
     port: env.PORT,
     host: env.HOST ?? (deployed ? '0.0.0.0' : 'localhost'),
     publicUrl,
     publicHostname: new URL(publicUrl).hostname,
+    ...(env.COOKIE_DOMAIN === undefined ? {} : { cookieDomain: env.COOKIE_DOMAIN }),
     database,
     serverUrls: { ...defaults, ...parseServerUrls(env.SERVER_URLS) },
     flags: { ...FLAG_DEFAULTS, ...parseFlagOverrides(env.FLAGS) },
     ...(env.RECAPTCHA_SITE_KEY === undefined ? {} : { reCaptchaSiteKey: env.RECAPTCHA_SITE_KEY }),
     ...(env.RECAPTCHA_SECRET === undefined ? {} : { reCaptchaSecret: env.RECAPTCHA_SECRET }),
-    ...(env.GOOGLE_CLIENT_ID === undefined ? {} : { googleClientId: env.GOOGLE_CLIENT_ID }),
+    ...(google === undefined ? {} : { google }),
+    ...(env.DISCOURSE_CONNECT_SECRET === undefined ? {} : { discourseConnectSecret: env.DISCOURSE_CONNECT_SECRET }),
+    communityTermsVersion: env.COMMUNITY_TERMS_VERSION,
     lockoutThreshold: env.LOCKOUT_THRESHOLD,
     session: { idleMs: env.SESSION_IDLE_DAYS * DAY_MS, absoluteMs: env.SESSION_ABSOLUTE_DAYS * DAY_MS },
     logLevel: env.LOG_LEVEL ?? (env.FOYER_ENV === 'test' ? 'silent' : 'info'),
@@ -241,6 +316,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env, cwd: string 
     http: { requestTimeoutMs: env.REQUEST_TIMEOUT_MS, maxConnections: env.MAX_CONNECTIONS },
     shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
     secret: secretSource(env, database, cwd),
+    ...(env.METRICS_TOKEN === undefined ? {} : { metricsToken: env.METRICS_TOKEN }),
   };
 }
 
@@ -260,7 +336,7 @@ export function buildRuntimeConfig(config: Config, log: (message: string) => voi
     serverUrls: config.serverUrls,
     flags: config.flags,
     ...(config.reCaptchaSiteKey === undefined ? {} : { reCaptchaSiteKey: config.reCaptchaSiteKey }),
-    googleEnabled: config.googleClientId !== undefined,
+    googleEnabled: config.google !== undefined,
     // Decision 0005: `/home` locally; the app's own site once deployed.
     defaultHome: appUrl ?? APP_ROUTES.home,
   });

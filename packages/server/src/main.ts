@@ -5,6 +5,7 @@ import { ConfigError, isDeployed, loadConfig, type Config } from './config.js';
 import { openDatabase } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { deleteExpiredSessions } from './features/sessions/sessions.repo.js';
+import { withGoogleStandIn } from './features/google/stand-in.boot.js';
 
 const PRUNE_INTERVAL_MS = 60 * 60 * 1000;
 
@@ -37,7 +38,8 @@ function logThreadpool(log: FastifyBaseLogger, deployed: boolean): void {
 }
 
 async function main(): Promise<void> {
-  const config = readConfig();
+  // Decision 0019: locally, without GOOGLE_CLIENT_ID, Google sign-in goes to a stand-in provider.
+  const { config, standIn } = await withGoogleStandIn(readConfig());
   // The app's logger exists only once the app is built, after migrations; the pool needs its
   // listener from the start.
   const logger: { current?: FastifyBaseLogger } = {};
@@ -49,6 +51,9 @@ async function main(): Promise<void> {
   await migrateToLatest(database);
   const app = await buildApp({ config, db: database.db });
   logger.current = app.log;
+  if (standIn !== undefined) {
+    app.log.info({ issuer: standIn.issuer }, 'Google sign-in goes to the local stand-in provider (FOYER_ENV=local without GOOGLE_CLIENT_ID)');
+  }
   logThreadpool(app.log, isDeployed(config.env));
 
   const prune = async () => {
@@ -77,6 +82,7 @@ async function main(): Promise<void> {
     deadline.unref();
     try {
       await app.close();
+      await standIn?.close();
       await database.destroy();
       process.exit(0);
     } catch (error) {

@@ -15,6 +15,7 @@ import { CLI_META } from '../src/features/audit/audit.service.js';
 import type { UserRow } from '../src/features/users/users.repo.js';
 import { createUser } from '../src/features/users/users.service.js';
 import type { Clock } from '../src/lib/clock.js';
+import type { LogStream } from '../src/lib/logging.js';
 import { randomToken, sha256Hex } from '../src/lib/crypto.js';
 
 /** Which database this project runs on (set per vitest project in the root config). */
@@ -132,13 +133,15 @@ export interface TestAppOptions {
   /** Share a database (one per file); otherwise the app gets its own and close() removes it. */
   database?: Database;
   clock?: ManualClock;
+  /** Log lines go here (read them with LOG_LEVEL set in env). */
+  logStream?: LogStream;
 }
 
 export async function createTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const database = options.database ?? (await createTestDatabase());
   const config = testConfig(options.env);
   const clock = options.clock ?? new ManualClock();
-  const app = await buildApp({ config, db: database.db, clock });
+  const app = await buildApp({ config, db: database.db, clock, ...(options.logStream === undefined ? {} : { logStream: options.logStream }) });
   await app.ready();
   return {
     app,

@@ -73,6 +73,9 @@ export class SmtpCapture {
         });
       },
     });
+    // A client that vanishes mid-message (a server process killed while sending) resets its
+    // connection: that message was never accepted, and the capture carries on.
+    server.on('error', () => undefined);
     await new Promise<void>((resolve, reject) => {
       server.server.once('error', reject);
       server.listen(port, '127.0.0.1', () => resolve());

@@ -13,7 +13,7 @@
 //   node packages/web/scripts/first-load.mjs --json    the measurements as JSON; the caller judges
 //
 // src/first-load.test.ts runs it in the web unit tests.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -43,8 +43,11 @@ function tags(html, tag) {
 
 function measureChunk(outDir, file) {
   const code = readFileSync(join(outDir, file));
-  const map = JSON.parse(readFileSync(join(outDir, `${file}.map`), 'utf8'));
-  const packages = [...new Set(map.sources.map(packageOf))].sort();
+  // The bundler's own runtime helpers (rolldown's module-interop chunk) come with no source map:
+  // no package's code is in them.
+  const mapFile = join(outDir, `${file}.map`);
+  const sources = existsSync(mapFile) ? JSON.parse(readFileSync(mapFile, 'utf8')).sources : [];
+  const packages = [...new Set(sources.map(packageOf))].sort();
   return { file, rawBytes: code.length, gzipBytes: gzipSync(code, { level: 9 }).length, packages };
 }
 

@@ -11,6 +11,8 @@ const LIVE_PATHS: [string, string][] = [
   ['/reset-password/abc', 'Reset Password'],
   ['/verify-email/abc', 'Complete Account Setup'],
   ['/setup-account/abc', 'Complete Account Setup'],
+  ['/social-auth', 'Continue with Google'],
+  ['/social-auth-callback', 'Continue with Google'],
 ];
 
 const LATER_PATHS = [
@@ -19,8 +21,6 @@ const LATER_PATHS = [
   '/sso-sign-in',
   '/sso-landing',
   '/ssol/abc',
-  '/social-auth',
-  '/social-auth-callback',
   '/discourse-sso',
   '/discourse-terms',
 ];
@@ -55,7 +55,7 @@ describe('routes (spec §2)', () => {
     const { location } = renderApp(path);
     expect(await screen.findByRole('heading', { level: 1, name: 'Not available yet' })).toBeInTheDocument();
     expect(screen.getByText('This part of Foyer is not available yet. You can sign in with your email and password.')).toBeInTheDocument();
-    expect(screen.getByRole('link', { name: 'Back to sign in' })).toHaveAttribute('href', '/sign-in');
+    expect(screen.getByRole('link', { name: 'Back to Sign In' })).toHaveAttribute('href', '/sign-in');
     expect(screen.queryByRole('textbox')).not.toBeInTheDocument();
     expect(location.current).toBe(path);
   });

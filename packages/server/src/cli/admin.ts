@@ -16,6 +16,7 @@ import { createPasswordHasher } from '../lib/passwords.js';
 import { EXIT, UsageError, parse, required, type AdminCommand, type AdminIo } from './args.js';
 import { AUDIT_COMMANDS, AUDIT_USAGE } from './audit-commands.js';
 import { ORG_COMMANDS, ORG_USAGE } from './org-commands.js';
+import { SSO_COMMANDS, SSO_USAGE } from './sso-commands.js';
 
 export const USAGE = `Usage: npm run admin -- <command> [options]
 
@@ -26,7 +27,7 @@ Commands:
       Deactivates the account and ends all of its sessions.
   user unlock --email E
       Clears the failed sign-in count and lock of an email (with or without an account).
-${ORG_USAGE}${AUDIT_USAGE}
+${ORG_USAGE}${SSO_USAGE}${AUDIT_USAGE}
 Options:
   -h, --help   Show this help.
 
@@ -103,6 +104,7 @@ const COMMANDS: Record<string, AdminCommand> = {
   'user deactivate': userDeactivate,
   'user unlock': userUnlock,
   ...ORG_COMMANDS,
+  ...SSO_COMMANDS,
   ...AUDIT_COMMANDS,
 };
 

@@ -33,12 +33,15 @@ export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = { connectMs: 5000, st
 const QUERY_TIMEOUT_MARGIN_MS = 1000;
 /** A transaction left open (a frozen instance) must not hold its row locks for long. */
 const IDLE_IN_TRANSACTION_MS = 30_000;
+/** PostgreSQL connections per instance unless DATABASE_POOL_SIZE says otherwise (decision 0018). */
+export const DEFAULT_POOL_SIZE = 10;
 /** TCP keepalive finds connections that a failover or a proxy dropped without a word. */
 const KEEPALIVE_DELAY_MS = 10_000;
 
 export interface DatabaseOptions {
   /** Extra libpq options, e.g. `-c search_path=<schema>` for an isolated test schema. */
   options?: string;
+  /** Pool size; over the configuration's DATABASE_POOL_SIZE (tests and the CLI keep theirs small). */
   max?: number;
   timeouts?: DatabaseTimeouts;
   /** A pooled PostgreSQL connection broke while idle (restart, failover, terminated backend). */
@@ -89,10 +92,10 @@ function guardedPool(pool: pg.Pool): PostgresPool {
   };
 }
 
-function openPostgres(connectionString: string, extra: DatabaseOptions, timeouts: DatabaseTimeouts): Kysely<DB> {
+function openPostgres(config: Extract<DatabaseConfig, { kind: 'postgres' }>, extra: DatabaseOptions, timeouts: DatabaseTimeouts): Kysely<DB> {
   const pool = new pg.Pool({
-    connectionString,
-    max: extra.max ?? 10,
+    connectionString: config.connectionString,
+    max: extra.max ?? config.poolSize ?? DEFAULT_POOL_SIZE,
     ...(extra.options === undefined ? {} : { options: extra.options }),
     connectionTimeoutMillis: timeouts.connectMs,
     statement_timeout: timeouts.statementMs,
@@ -117,6 +120,6 @@ function openPostgres(connectionString: string, extra: DatabaseOptions, timeouts
 
 export function openDatabase(config: DatabaseConfig, options: DatabaseOptions = {}): Database {
   const timeouts = options.timeouts ?? DEFAULT_DATABASE_TIMEOUTS;
-  const db = config.kind === 'sqlite' ? openSqlite(config.filename, timeouts) : openPostgres(config.connectionString, options, timeouts);
+  const db = config.kind === 'sqlite' ? openSqlite(config.filename, timeouts) : openPostgres(config, options, timeouts);
   return { db, dialect: config.kind, destroy: () => db.destroy() };
 }

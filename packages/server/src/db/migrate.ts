@@ -6,6 +6,10 @@ import * as signupAndOrganizations from './migrations/003-signup-and-organizatio
 import * as passwordHistory from './migrations/004-password-history.js';
 import * as pendingSignups from './migrations/005-pending-signups.js';
 import * as outboxEncryption from './migrations/006-outbox-encryption.js';
+import * as googleIdentities from './migrations/007-google-identities.js';
+import * as community from './migrations/008-community.js';
+import * as ssoConnections from './migrations/009-sso-connections.js';
+import * as tokenEndReasons from './migrations/010-token-end-reasons.js';
 
 /**
  * Every migration, in order, compiled into the service: no directory scanning, so the built
@@ -18,6 +22,10 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Migrat
   ['004-password-history', passwordHistory],
   ['005-pending-signups', pendingSignups],
   ['006-outbox-encryption', outboxEncryption],
+  ['007-google-identities', googleIdentities],
+  ['008-community', community],
+  ['009-sso-connections', ssoConnections],
+  ['010-token-end-reasons', tokenEndReasons],
 ];
 
 const provider: MigrationProvider = {

@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { ColumnType, Kysely, Transaction } from 'kysely';
 
 /**
  * Table types for Kysely. Times are epoch milliseconds (`bigint` columns; pg's int8 parser is
@@ -31,7 +31,11 @@ export interface SessionsTable {
   last_seen_at: number;
   /** Absolute expiry (ASVS V7.3.2). */
   expires_at: number;
+  /** Migration 008: a sign-in's session, or a native client's device token (decision 0021). */
+  kind: ColumnType<SessionKind, SessionKind | undefined, SessionKind>;
 }
+
+export type SessionKind = 'browser' | 'device';
 
 export interface LoginFailuresTable {
   email_key: string;
@@ -115,6 +119,8 @@ export interface EmailTokensTable {
   used_at: number | null;
   /** Migration 005: the sign-up whose credential a verification link activates; null otherwise. */
   signup_id: string | null;
+  /** Migration 010: why the token ended (features/tokens, `TokenEndReason`); null while open. */
+  ended_reason: string | null;
 }
 
 /** One row per sign-up request; its id is the opaque `userId` the sign-up call answers. */
@@ -166,6 +172,83 @@ export interface PasswordHistoryTable {
   created_at: number;
 }
 
+/** Migration 007 (decision 0019): a Google authorization request waiting for its return. */
+export interface SocialAuthStatesTable {
+  /** SHA-256 hex of the browser's state: the state itself is never stored. */
+  id: string;
+  code_verifier: string;
+  nonce: string;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+}
+
+/** Migration 007: an account's identity at an OpenID provider, keyed on (issuer, subject). */
+export interface ExternalIdentitiesTable {
+  issuer: string;
+  subject: string;
+  user_id: string;
+  /** The email the provider last gave, for operations; never a key. */
+  email: string;
+  created_at: number;
+  last_used_at: number;
+}
+
+/** Migration 008: each DiscourseConnect nonce answered (SHA-256 of the nonce), so it is answered once. */
+export interface DiscourseNoncesTable {
+  id: string;
+  user_id: string;
+  answered_at: number;
+  expires_at: number;
+}
+
+/** Migration 008: the community terms version an account accepted. */
+export interface CommunityTermsTable {
+  user_id: string;
+  terms_version: string;
+  agreed_at: number;
+}
+
+/** Migration 009 (decision 0022): an organisation's identity provider, SAML 2.0 or OpenID Connect. */
+export interface SsoConnectionsTable {
+  id: string;
+  org_id: string;
+  kind: 'saml' | 'oidc';
+  saml_idp_entity_id: string | null;
+  saml_idp_sso_url: string | null;
+  /** JSON array of PEM certificates: the only keys a response may be signed with. */
+  saml_idp_certs: string | null;
+  /** 1 when IdP-initiated (unsolicited) responses are accepted; 0 by default. */
+  saml_allow_unsolicited: number;
+  oidc_issuer: string | null;
+  oidc_client_id: string | null;
+  /** Sealed with a key derived from SECRET_KEY (sso.secret.ts); never stored in the clear. */
+  oidc_client_secret: string | null;
+  created_at: number;
+}
+
+/** Migration 009: a sign-in this service started (SAML request ID, or SHA-256 of the OIDC state). */
+export interface SsoRequestsTable {
+  id: string;
+  connection_id: string;
+  /** Spec §3: 'native' or 'chrome'; null for the web. */
+  client_kind: string | null;
+  /** Already checked against the redirect allow-list. */
+  return_url: string | null;
+  nonce: string | null;
+  code_verifier: string | null;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+}
+
+/** Migration 009: assertion IDs already accepted, until the assertion expires (replay cache). */
+export interface SsoAssertionsSeenTable {
+  connection_id: string;
+  assertion_id: string;
+  expires_at: number;
+}
+
 export interface DB {
   users: UsersTable;
   sessions: SessionsTable;
@@ -179,6 +262,13 @@ export interface DB {
   signup_attempts: SignupAttemptsTable;
   user_attribution: UserAttributionTable;
   password_history: PasswordHistoryTable;
+  social_auth_states: SocialAuthStatesTable;
+  external_identities: ExternalIdentitiesTable;
+  discourse_nonces: DiscourseNoncesTable;
+  community_terms: CommunityTermsTable;
+  sso_connections: SsoConnectionsTable;
+  sso_requests: SsoRequestsTable;
+  sso_assertions_seen: SsoAssertionsSeenTable;
 }
 
 /** The database, or a transaction on it: what every repository function runs its statements on. */

@@ -7,17 +7,17 @@ export function sessionCookieName(config: Config): string {
 }
 
 /**
- * Spec §3 cookie rules: parent domain, SameSite=Strict, Secure except on loopback in local and
- * test (contract storage.ts); HttpOnly so no script (and no injected script) can read the
- * session token.
+ * Spec §3 cookie rules: the parent domain COOKIE_DOMAIN names (host-only without it, decision
+ * 0018), SameSite=Strict, Secure except on loopback in local and test (contract storage.ts);
+ * HttpOnly so no script (and no injected script) can read the session token.
  */
 export function setSessionCookie(reply: FastifyReply, config: Config, token: string): void {
   reply.setCookie(sessionCookieName(config), token, {
-    ...cookieRules(config.publicHostname, config.env, false),
+    ...cookieRules(config.publicHostname, config.env, false, config.cookieDomain),
     maxAge: Math.floor(config.session.absoluteMs / 1000),
   });
 }
 
 export function clearSessionCookie(reply: FastifyReply, config: Config): void {
-  reply.clearCookie(sessionCookieName(config), cookieRules(config.publicHostname, config.env, false));
+  reply.clearCookie(sessionCookieName(config), cookieRules(config.publicHostname, config.env, false, config.cookieDomain));
 }

@@ -1,4 +1,6 @@
-import type { FastifyServerOptions } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Config } from '../config.js';
 
 /** Path segments that are followed by a secret token in links (spec §2, §7). */
@@ -43,9 +45,10 @@ interface LoggedRequest {
  * headers, no bodies, so passwords, session tokens and cookies never reach a log; the redact
  * list is a second lock should a header ever be logged.
  */
-export function loggerOptions(config: Config): FastifyServerOptions['logger'] {
+export function loggerOptions(config: Config, stream?: LogStream): FastifyServerOptions['logger'] {
   return {
     level: config.logLevel,
+    ...(stream === undefined ? {} : { stream }),
     redact: {
       paths: [
         'req.headers.authorization',
@@ -63,4 +66,47 @@ export function loggerOptions(config: Config): FastifyServerOptions['logger'] {
       },
     },
   };
+}
+
+/** Where log lines go instead of stdout (tests read them). */
+export interface LogStream {
+  write(line: string): void;
+}
+
+/** The header a load balancer or a caller names a request by; echoed on every answer. */
+export const REQUEST_ID_HEADER = 'x-request-id';
+/** The field every log line of a request carries its id in. */
+export const REQUEST_ID_LOG_LABEL = 'requestId';
+/**
+ * Visible ASCII and at most 128 characters: a UUID, a HAProxy or nginx id, a trace id all fit.
+ * Anything else (spaces, control characters, a flood of bytes) could forge log fields or break
+ * the echoed header, so it is replaced rather than trusted.
+ */
+const REQUEST_ID_PATTERN = /^[\x21-\x7e]{1,128}$/;
+
+/** The caller's X-Request-Id when it is acceptable, otherwise a fresh UUID (decision 0018). */
+export function requestIdOf(headers: IncomingHttpHeaders): string {
+  const incoming = headers[REQUEST_ID_HEADER];
+  return typeof incoming === 'string' && REQUEST_ID_PATTERN.test(incoming) ? incoming : randomUUID();
+}
+
+/**
+ * Fastify options naming each request (decision 0018): the incoming X-Request-Id, checked here
+ * because Fastify's own `requestIdHeader` takes any value as it comes; every line logged through
+ * `request.log` carries it as `requestId`.
+ */
+export function requestIdOptions(): Pick<FastifyServerOptions, 'requestIdHeader' | 'genReqId' | 'logController'> {
+  return {
+    requestIdHeader: false,
+    genReqId: (request) => requestIdOf(request.headers),
+    logController: new LogController({ requestIdLogLabel: REQUEST_ID_LOG_LABEL }),
+  };
+}
+
+/** Every answer names its request, so a report of a failure leads to its log lines. */
+export function echoRequestId(app: FastifyInstance): void {
+  app.addHook('onRequest', (request, reply, done) => {
+    void reply.header(REQUEST_ID_HEADER, request.id);
+    done();
+  });
 }

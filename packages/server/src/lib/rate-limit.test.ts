@@ -1,124 +1,158 @@
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../test/helpers.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { limiterApp, type LimiterApp } from '../../test/limiter-app.js';
 import { TEST_REDIS_URL, redisAvailable } from '../../test/redis.js';
-import { MemoryRateLimitStore, RateLimiter, RedisRateLimitStore, type RateLimitStore, type RateRule } from './rate-limit.js';
+import type { RateRule } from './rate-limit.js';
 
 const MINUTE = 60_000;
-const RULE: RateRule = { name: `test:${randomBytes(4).toString('hex')}`, limit: 3, windowMs: 15 * MINUTE };
+const redisUp = await redisAvailable();
 
-/** The behaviour every store must give the limiter, run against each of them. */
-function limiterContract(makeStore: (clock: ManualClock) => RateLimitStore) {
-  it('allows `limit` hits per key and window, then refuses until the window ends', async () => {
-    // Start at a window boundary so the arithmetic below is exact.
-    const clock = new ManualClock(Math.ceil(Date.UTC(2030, 0, 1) / RULE.windowMs) * RULE.windowMs);
-    const limiter = new RateLimiter(makeStore(clock), clock);
+/** Fresh names per run: counters left in Redis by an earlier run never meet these. */
+function rule(limit: number, windowMs = 15 * MINUTE): RateRule {
+  return { name: `test:${randomBytes(4).toString('hex')}`, limit, windowMs };
+}
+
+const statuses = async (responses: Array<Promise<{ statusCode: number }>>) => (await Promise.all(responses)).map((response) => response.statusCode);
+
+/** What the counting must do whichever store holds the counters. */
+function limiterContract(store: 'memory' | 'redis') {
+  let limiter: LimiterApp;
+  beforeAll(async () => {
+    limiter = await limiterApp(store === 'redis' ? TEST_REDIS_URL : undefined);
+  });
+  afterAll(async () => {
+    await limiter.close();
+  });
+
+  it('allows `limit` hits per key and window, then answers 429 rateLimitExeeded with Retry-After', async () => {
+    const limited = rule(3);
     const key = `ann-${randomBytes(4).toString('hex')}@example.com`;
-    try {
-      for (let i = 0; i < 3; i++) expect(await limiter.hit(RULE, key)).toEqual({ allowed: true, retryAfterMs: 0 });
-      clock.advance(5 * MINUTE);
-      expect(await limiter.hit(RULE, key)).toEqual({ allowed: false, retryAfterMs: 10 * MINUTE });
-      // Other keys and other rules count on their own.
-      expect((await limiter.hit(RULE, `${key}.other`)).allowed).toBe(true);
-      expect((await limiter.hit({ ...RULE, name: `${RULE.name}:b` }, key)).allowed).toBe(true);
-      clock.advance(10 * MINUTE);
-      expect((await limiter.hit(RULE, key)).allowed).toBe(true);
-    } finally {
-      await limiter.close();
-    }
+    for (let i = 0; i < 3; i++) expect((await limiter.hit([[limited, key]])).statusCode).toBe(200);
+    const refused = await limiter.hit([[limited, key]]);
+    expect(refused.statusCode).toBe(429);
+    expect(refused.json()).toEqual({ errorMessage: 'rateLimitExeeded' });
+    const retryAfter = Number(refused.headers['retry-after']);
+    expect(retryAfter).toBeGreaterThan(14 * 60);
+    expect(retryAfter).toBeLessThanOrEqual(15 * 60);
+    // None of the plugin's own headers: the answer is the spec's (§8) and nothing more.
+    expect(Object.keys(refused.headers).filter((name) => name.startsWith('x-ratelimit'))).toEqual([]);
+    // Other keys and other rules count on their own.
+    expect((await limiter.hit([[limited, `${key}.other`]])).statusCode).toBe(200);
+    expect((await limiter.hit([[{ ...limited, name: `${limited.name}:b` }, key]])).statusCode).toBe(200);
   });
 
   it('counts parallel hits exactly', async () => {
-    const clock = new ManualClock();
-    const limiter = new RateLimiter(makeStore(clock), clock);
+    const limited = rule(3);
     const key = randomBytes(8).toString('hex');
+    const answers = await statuses(Array.from({ length: 10 }, () => limiter.hit([[limited, key]])));
+    expect(answers.filter((status) => status === 200)).toHaveLength(3);
+  });
+
+  it('counts every rule of a request, also those after one that refuses', async () => {
+    const perAddress = rule(1);
+    const perEmail = rule(4);
+    const email = randomBytes(8).toString('hex');
+    expect(
+      await statuses([
+        limiter.hit([
+          [perAddress, 'a'],
+          [perEmail, email],
+        ]),
+      ]),
+    ).toEqual([200]);
+    // Refused by the address rule, and still counted by the email rule.
+    expect(
+      await statuses([
+        limiter.hit([
+          [perAddress, 'a'],
+          [perEmail, email],
+        ]),
+        limiter.hit([
+          [perAddress, 'a'],
+          [perEmail, email],
+        ]),
+      ]),
+    ).toEqual([429, 429]);
+    expect((await limiter.hit([[perEmail, email]])).statusCode).toBe(200);
+    expect((await limiter.hit([[perEmail, email]])).statusCode).toBe(429);
+  });
+}
+
+describe('rate limits in process memory (one instance)', () => {
+  limiterContract('memory');
+
+  it('ends the window `windowMs` after its first hit', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const limiter = await limiterApp();
     try {
-      const decisions = await Promise.all(Array.from({ length: 10 }, () => limiter.hit(RULE, key)));
-      expect(decisions.filter((decision) => decision.allowed)).toHaveLength(3);
+      const limited = rule(2);
+      for (let i = 0; i < 2; i++) expect((await limiter.hit([[limited, 'k']])).statusCode).toBe(200);
+      vi.advanceTimersByTime(5 * MINUTE);
+      const refused = await limiter.hit([[limited, 'k']]);
+      expect(refused.headers['retry-after']).toBe(String(10 * 60));
+      vi.advanceTimersByTime(10 * MINUTE);
+      expect((await limiter.hit([[limited, 'k']])).statusCode).toBe(200);
+    } finally {
+      await limiter.close();
+      vi.useRealTimers();
+    }
+  });
+
+  it('has no shared store to report on', async () => {
+    const limiter = await limiterApp();
+    try {
+      expect(await limiter.app.rateLimiter.health()).toBeUndefined();
     } finally {
       await limiter.close();
     }
   });
-}
-
-describe('MemoryRateLimitStore', () => {
-  limiterContract((clock) => new MemoryRateLimitStore(clock));
-
-  it('forgets finished windows', async () => {
-    const clock = new ManualClock();
-    const store = new MemoryRateLimitStore(clock);
-    await store.increment('a', MINUTE);
-    clock.advance(2 * MINUTE);
-    expect(await store.increment('a', MINUTE)).toBe(1);
-  });
 });
 
-describe('RateLimiter', () => {
-  it('lets a hit through when its store fails, and says so', async () => {
-    const clock = new ManualClock();
-    const failures: string[] = [];
-    const broken: RateLimitStore = {
-      increment: () => Promise.reject(new Error('store down')),
-      close: () => Promise.resolve(),
-    };
-    const limiter = new RateLimiter(broken, clock, (error, rule) => failures.push(`${rule.name}: ${(error as Error).message}`));
-    expect(await limiter.hit(RULE, 'k')).toEqual({ allowed: true, retryAfterMs: 0 });
-    expect(failures).toEqual([`${RULE.name}: store down`]);
-  });
+describe.skipIf(!redisUp)('rate limits in Redis (shared by every instance)', () => {
+  limiterContract('redis');
 
-  it('never puts the key itself (an email) into the store', async () => {
-    const seen: string[] = [];
-    const clock = new ManualClock();
-    const spy: RateLimitStore = { increment: async (key) => (seen.push(key), 1), close: () => Promise.resolve() };
-    await new RateLimiter(spy, clock).hit(RULE, 'ann@example.com');
-    expect(seen[0]).toMatch(new RegExp(`^foyer:rl:${RULE.name}:\\d+:[0-9a-f]{32}$`));
-    expect(seen[0]).not.toContain('ann');
-  });
-});
-
-const REDIS_URL = TEST_REDIS_URL;
-const redisUp = await redisAvailable();
-
-describe.skipIf(!redisUp)('RedisRateLimitStore (real Redis)', () => {
-  limiterContract(() => new RedisRateLimitStore(REDIS_URL));
-
-  let store: RedisRateLimitStore;
   let inspect: Redis;
+  const apps: LimiterApp[] = [];
   beforeAll(() => {
-    store = new RedisRateLimitStore(REDIS_URL);
-    inspect = new Redis(REDIS_URL);
+    inspect = new Redis(TEST_REDIS_URL);
+  });
+  afterEach(async () => {
+    await Promise.all(apps.splice(0).map((app) => app.close()));
   });
   afterAll(async () => {
-    await store.close();
     await inspect.quit();
   });
 
-  it('gives every counter an expiry, so Redis never keeps dead windows', async () => {
-    const key = `foyer:rl:test:${randomBytes(6).toString('hex')}`;
-    expect(await store.increment(key, 30_000)).toBe(1);
-    expect(await store.increment(key, 30_000)).toBe(2);
-    const ttl = await inspect.pttl(key);
+  it('shares counts between instances (two apps, one Redis)', async () => {
+    apps.push(await limiterApp(TEST_REDIS_URL), await limiterApp(TEST_REDIS_URL));
+    const [a, b] = apps;
+    if (a === undefined || b === undefined) throw new Error('apps not started');
+    const limited = rule(3);
+    expect(await statuses([a.hit([[limited, 'k']]), b.hit([[limited, 'k']]), a.hit([[limited, 'k']])])).toEqual([200, 200, 200]);
+    expect((await b.hit([[limited, 'k']])).statusCode).toBe(429);
+    expect(await a.app.rateLimiter.health()).toBe('ok');
+  });
+
+  it('keeps only a hash of the key (never an email), named by its rule, with the window as its expiry', async () => {
+    apps.push(await limiterApp(TEST_REDIS_URL));
+    const limited = rule(3, 30_000);
+    await apps[0]?.hit([[limited, 'ann@example.com']]);
+    const keys = await inspect.keys(`foyer:rl:*${limited.name}:*`);
+    expect(keys).toHaveLength(1);
+    expect(keys[0]).toMatch(new RegExp(`${limited.name}:[0-9a-f]{32}$`));
+    expect(keys[0]).not.toContain('ann');
+    const ttl = await inspect.pttl(keys[0] ?? '');
     expect(ttl).toBeGreaterThan(0);
     expect(ttl).toBeLessThanOrEqual(30_000);
   });
 
-  it('shares counts between instances (two stores, one Redis)', async () => {
-    const other = new RedisRateLimitStore(REDIS_URL);
-    const key = `foyer:rl:test:${randomBytes(6).toString('hex')}`;
-    try {
-      await store.increment(key, 30_000);
-      expect(await other.increment(key, 30_000)).toBe(2);
-    } finally {
-      await other.close();
-    }
-  });
-
-  it('fails fast when Redis is unreachable, so the limiter can let the request through', async () => {
-    const down = new RedisRateLimitStore('redis://127.0.0.1:9');
-    const started = Date.now();
-    await expect(down.increment('k', 1000)).rejects.toThrow();
-    expect(Date.now() - started).toBeLessThan(5000);
-    await down.close();
+  it('lets a key count again once its window has passed', async () => {
+    apps.push(await limiterApp(TEST_REDIS_URL));
+    const limited = rule(1, 300);
+    expect((await apps[0]?.hit([[limited, 'k']]))?.statusCode).toBe(200);
+    expect((await apps[0]?.hit([[limited, 'k']]))?.statusCode).toBe(429);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect((await apps[0]?.hit([[limited, 'k']]))?.statusCode).toBe(200);
   });
 });

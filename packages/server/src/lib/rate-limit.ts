@@ -1,33 +1,22 @@
+import fastifyRateLimit, { type CreateRateLimitOptions } from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Redis } from 'ioredis';
-import type { FastifyReply } from 'fastify';
-import type { Clock } from './clock.js';
+import type { Config } from '../config.js';
 import { sha256Hex } from './crypto.js';
 import { AppError } from './errors.js';
 
 /**
- * Fixed-window rate limits (ASVS V2.4.1: anti-automation). A rule names a bucket and how many
- * hits a key may make per window; features declare their rules beside their routes, so adding
- * one never touches this file.
+ * Rate limits (ASVS V2.4.1: anti-automation), counted by @fastify/rate-limit: in this process's
+ * memory, or in Redis when REDIS_URL is set so every instance shares them (decision 0017). A rule
+ * names a bucket and how many hits one key may make per window; features declare their rules
+ * beside their routes (`*.limits.ts`), and a route lists its rules with the key each counts by
+ * (lib/call-route.ts), so adding one never touches this file.
  */
 export interface RateRule {
-  /** Unique per rule, e.g. `signup:ip`; part of the counter's key. */
+  /** Unique per rule, e.g. `signup:ip`: the counters' namespace. */
   name: string;
   limit: number;
   windowMs: number;
-}
-
-export interface RateDecision {
-  allowed: boolean;
-  /** 0 when allowed; otherwise how long until the window ends. */
-  retryAfterMs: number;
-}
-
-/** Counts hits of one key in one window; the key already names the window. */
-export interface RateLimitStore {
-  increment(key: string, windowMs: number): Promise<number>;
-  close(): Promise<void>;
-  /** Resolves when a remote store answers, rejects otherwise; absent for in-process stores. */
-  probe?(): Promise<void>;
 }
 
 /** Readiness of the counters' store (features/health): undefined when it lives in this process. */
@@ -35,130 +24,92 @@ export type RateStoreHealth = 'ok' | 'down' | undefined;
 
 /**
  * After a store failure the limiter stops asking it for this long: a frozen Redis would otherwise
- * add a command timeout to every rule of every request.
+ * add a command timeout to every rule of every request (decision 0011).
  */
 const STORE_COOL_DOWN_MS = 5000;
+/**
+ * Keys one rule keeps in memory without Redis. The plugin's store is a least-recently-used map,
+ * so a flood of fresh keys costs bounded memory; a key being hit stays recent and is never the
+ * one dropped.
+ */
+const MEMORY_KEYS_PER_RULE = 10_000;
+/** Redis keys read `foyer:rl:…`, apart from anything else sharing the server. */
+const REDIS_NAMESPACE = 'foyer:rl:';
 
-/** One process's counters: right for one instance, and for tests. */
-export class MemoryRateLimitStore implements RateLimitStore {
-  private readonly counts = new Map<string, { count: number; expiresAt: number }>();
-  private sweepAt = 0;
-
-  constructor(private readonly clock: Clock) {}
-
-  async increment(key: string, windowMs: number): Promise<number> {
-    const now = this.clock.now();
-    this.sweep(now);
-    const entry = this.counts.get(key);
-    if (entry === undefined || entry.expiresAt <= now) {
-      this.counts.set(key, { count: 1, expiresAt: now + windowMs });
-      return 1;
-    }
-    entry.count += 1;
-    return entry.count;
-  }
-
-  /** Drops finished windows at most once a minute, so memory follows the live keys only. */
-  private sweep(now: number): void {
-    if (now < this.sweepAt) return;
-    this.sweepAt = now + 60_000;
-    for (const [key, entry] of this.counts) if (entry.expiresAt <= now) this.counts.delete(key);
-  }
-
-  async close(): Promise<void> {
-    this.counts.clear();
-  }
-}
+type Check = ReturnType<FastifyInstance['createRateLimit']>;
 
 /**
- * RATE_LIMITS=off (decision 0010): counts nothing, so every hit is allowed. Only for the
- * benchmark harness, whose load comes from one address; app.ts logs a warning when it is used.
+ * Counts hits through one @fastify/rate-limit limiter per rule (`createRateLimit`: the plugin's
+ * own route hook skips every limiter after a request's first, and a route here has several).
  */
-export class DisabledRateLimitStore implements RateLimitStore {
-  async increment(): Promise<number> {
-    return 0;
-  }
-
-  async close(): Promise<void> {}
-}
-
-/**
- * Counters in Redis, shared by every instance (ARCHITECTURE.md: growing past one machine).
- * INCR and PEXPIRE run in one MULTI, so a counter never lives without its expiry. The key names
- * its window, and the expiry is the window's end, so setting it on every hit is exact (and needs
- * no Redis 7 `NX`).
- */
-export class RedisRateLimitStore implements RateLimitStore {
-  private readonly redis: Redis;
-
-  constructor(url: string) {
-    this.redis = new Redis(url, {
-      // A down Redis must answer fast (the limiter then lets the request through) rather than
-      // queue commands and hold requests open.
-      maxRetriesPerRequest: 1,
-      commandTimeout: 1000,
-      connectTimeout: 1000,
-      lazyConnect: true,
-    });
-    // Errors surface through the commands; without a listener ioredis prints them to stderr.
-    this.redis.on('error', () => undefined);
-  }
-
-  async increment(key: string, windowMs: number): Promise<number> {
-    if (this.redis.status === 'wait') await this.redis.connect();
-    const results = await this.redis.multi().incr(key).pexpire(key, windowMs).exec();
-    const [incrError, count] = results?.[0] ?? [new Error('no answer from Redis'), null];
-    if (incrError !== null || typeof count !== 'number') throw incrError ?? new Error('unexpected INCR answer');
-    return count;
-  }
-
-  async probe(): Promise<void> {
-    if (this.redis.status === 'wait') await this.redis.connect();
-    await this.redis.ping();
-  }
-
-  async close(): Promise<void> {
-    // QUIT only on a live connection; one still (re)connecting would hold QUIT in its queue.
-    if (this.redis.status !== 'ready') {
-      this.redis.disconnect();
-      return;
-    }
-    await this.redis.quit().catch(() => this.redis.disconnect());
-  }
-}
-
 export class RateLimiter {
-  /** Wall-clock time (not the injected clock) until which the store is left alone. */
+  private readonly checks = new Map<string, Check>();
+  /** The key of each rule for a request, worked out by its route; read by the rule's key generator. */
+  private readonly keys = new WeakMap<FastifyRequest, Map<string, string>>();
+  /** Wall-clock time until which the store is left alone. */
   private storeDownUntil = 0;
 
   constructor(
-    private readonly store: RateLimitStore,
-    private readonly clock: Clock,
-    /** Called when the store fails; the hit is then allowed (see hit). */
-    private readonly onStoreError: (error: unknown, rule: RateRule) => void = () => undefined,
+    private readonly app: FastifyInstance,
+    private readonly redis: Redis | undefined,
   ) {}
 
+  private check(rule: RateRule): Check {
+    const id = `${rule.name}/${rule.limit}/${rule.windowMs}`;
+    let check = this.checks.get(id);
+    if (check === undefined) {
+      // `cache` reaches the plugin's memory store though its type leaves it out.
+      const options: CreateRateLimitOptions & { cache: number } = {
+        max: rule.limit,
+        timeWindow: rule.windowMs,
+        cache: MEMORY_KEYS_PER_RULE,
+        // Failures reach enforce(), which decides (fail-open, below).
+        skipOnError: false,
+        // Hashed, so the store never holds an email address; the rule's name keeps rules apart.
+        keyGenerator: (request) => `${rule.name}:${sha256Hex(this.keys.get(request)?.get(rule.name) ?? '').slice(0, 32)}`,
+      };
+      check = this.app.createRateLimit(options);
+      this.checks.set(id, check);
+    }
+    return check;
+  }
+
   /**
-   * Counts one hit of `key` (a client address, a normalised email) against a rule. Keys are
-   * hashed, so the store never holds an email address. A failing store lets the hit through:
-   * these limits curb abuse, while the hard protections (the sign-in lockout, single-use
-   * tokens) live in the database and do not depend on them.
+   * Counts one hit on every rule given (all are counted, so a flood on one key cannot hide
+   * behind another's refusal) and throws 429 `rateLimitExeeded` with Retry-After, the longest
+   * wait of the refusing rules, when any refuses.
+   *
+   * A failing store lets the request through (fail-open, decision 0017): these limits curb
+   * abuse, while the hard protections (the sign-in lockout, single-use tokens) live in the
+   * database and do not depend on Redis. Refusing every sign-in while Redis is down would turn
+   * its outage into the whole service's.
    */
-  async hit(rule: RateRule, key: string): Promise<RateDecision> {
-    const now = this.clock.now();
-    const window = Math.floor(now / rule.windowMs);
-    const windowEnd = (window + 1) * rule.windowMs;
-    const storeKey = `foyer:rl:${rule.name}:${window}:${sha256Hex(key).slice(0, 32)}`;
-    if (Date.now() < this.storeDownUntil) return { allowed: true, retryAfterMs: 0 };
-    let count: number;
+  async enforce(request: FastifyRequest, reply: FastifyReply, hits: ReadonlyArray<readonly [rule: RateRule, key: string]>): Promise<void> {
+    if (hits.length === 0 || Date.now() < this.storeDownUntil) return;
+    this.keys.set(request, new Map(hits.map(([rule, key]) => [rule.name, key])));
+    let retryAfterSeconds = 0;
+    const refused: string[] = [];
     try {
-      count = await this.store.increment(storeKey, windowEnd - now);
+      for (const [rule] of hits) {
+        const result = await this.check(rule)(request);
+        if (!result.isAllowed && result.isExceeded) {
+          retryAfterSeconds = Math.max(retryAfterSeconds, result.ttlInSeconds);
+          refused.push(rule.name);
+        }
+      }
     } catch (error) {
       this.storeDownUntil = Date.now() + STORE_COOL_DOWN_MS;
-      this.onStoreError(error, rule);
-      return { allowed: true, retryAfterMs: 0 };
+      request.log.warn({ err: error }, 'rate-limit store failed; request allowed');
+      return;
+    } finally {
+      this.keys.delete(request);
     }
-    return count <= rule.limit ? { allowed: true, retryAfterMs: 0 } : { allowed: false, retryAfterMs: windowEnd - now };
+    if (refused.length > 0) {
+      // ASVS V16.3.3: attempts against an anti-automation control are logged (rule names only).
+      request.log.warn({ rules: refused }, 'rate limit exceeded');
+      void reply.header('retry-after', String(Math.max(1, retryAfterSeconds)));
+      throw new AppError('rateLimitExeeded');
+    }
   }
 
   /**
@@ -166,9 +117,9 @@ export class RateLimiter {
    * which readiness must show rather than hide (decision 0011).
    */
   async health(): Promise<RateStoreHealth> {
-    if (this.store.probe === undefined) return undefined;
+    if (this.redis === undefined) return undefined;
     try {
-      await this.store.probe();
+      await this.redis.ping();
       // It answers again: count from now on rather than at the end of the cool-down.
       this.storeDownUntil = 0;
       return 'ok';
@@ -178,33 +129,53 @@ export class RateLimiter {
     }
   }
 
-  close(): Promise<void> {
-    return this.store.close();
+  async close(): Promise<void> {
+    if (this.redis === undefined) return;
+    // QUIT only on a live connection; one still (re)connecting would hold QUIT in its queue.
+    if (this.redis.status !== 'ready') {
+      this.redis.disconnect();
+      return;
+    }
+    await this.redis.quit().catch(() => this.redis?.disconnect());
   }
 }
 
+/** The connection the counters share: answers fast when Redis is down rather than queueing. */
+export function rateLimitRedis(url: string): Redis {
+  const redis = new Redis(url, {
+    // A down Redis must answer fast (the limiter then lets the request through) rather than
+    // queue commands and hold requests open.
+    maxRetriesPerRequest: 1,
+    commandTimeout: 1000,
+    connectTimeout: 1000,
+    lazyConnect: true,
+  });
+  // Errors surface through the commands; without a listener ioredis prints them to stderr.
+  redis.on('error', () => undefined);
+  return redis;
+}
+
+/** RATE_LIMITS=off (decision 0010): nothing is counted, every request is allowed. */
+class DisabledRateLimiter extends RateLimiter {
+  override async enforce(): Promise<void> {}
+}
+
 /**
- * Counts a hit on every rule given (all are counted, so a flood on one key cannot hide behind
- * another's refusal) and throws 429 `rateLimitExeeded` with Retry-After when any refuses.
+ * Registers @fastify/rate-limit (no global limit: each route lists its rules) and decorates
+ * `app.rateLimiter`. RATE_LIMITS=off is for the benchmark harness only and is said at warn,
+ * since it removes a protection.
  */
-export async function enforceRateLimits(
-  limiter: RateLimiter,
-  reply: FastifyReply,
-  hits: ReadonlyArray<readonly [rule: RateRule, key: string]>,
-): Promise<void> {
-  let retryAfterMs = 0;
-  const refused: string[] = [];
-  for (const [rule, key] of hits) {
-    const decision = await limiter.hit(rule, key);
-    if (!decision.allowed) {
-      retryAfterMs = Math.max(retryAfterMs, decision.retryAfterMs);
-      refused.push(rule.name);
-    }
+export async function registerRateLimits(app: FastifyInstance, config: Pick<Config, 'rateLimits' | 'redisUrl'>): Promise<void> {
+  if (!config.rateLimits) {
+    app.log.warn('RATE_LIMITS=off: every rate limit is disabled');
+    app.decorate('rateLimiter', new DisabledRateLimiter(app, undefined));
+    return;
   }
-  if (retryAfterMs > 0) {
-    // ASVS V16.3.3: attempts against an anti-automation control are logged (rule names only).
-    reply.log.warn({ rules: refused }, 'rate limit exceeded');
-    void reply.header('retry-after', String(Math.ceil(retryAfterMs / 1000)));
-    throw new AppError('rateLimitExeeded');
-  }
+  const redis = config.redisUrl === undefined ? undefined : rateLimitRedis(config.redisUrl);
+  await app.register(fastifyRateLimit, {
+    global: false,
+    ...(redis === undefined ? {} : { redis, nameSpace: REDIS_NAMESPACE }),
+  });
+  app.decorate('rateLimiter', new RateLimiter(app, redis));
+  app.addHook('onClose', async () => app.rateLimiter.close());
 }

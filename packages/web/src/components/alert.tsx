@@ -15,8 +15,11 @@ export function Alert({
   title,
   children,
   focusOnShow = false,
+  id,
 }: {
   variant: AlertVariant;
+  /** For a field that the alert describes (aria-describedby). */
+  id?: string;
   title?: ReactNode;
   children?: ReactNode;
   focusOnShow?: boolean;
@@ -29,6 +32,7 @@ export function Alert({
   return (
     <div
       ref={ref}
+      id={id}
       className={`alert alert-${variant}`}
       role={variant === 'error' ? 'alert' : 'status'}
       tabIndex={focusOnShow ? -1 : undefined}

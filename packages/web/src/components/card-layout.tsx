@@ -47,10 +47,13 @@ export function CardLayout({
   );
 }
 
-/** The neutral full-page spinner shown while a screen's code or data arrives. */
-export function PageSpinner() {
+/**
+ * The neutral full-page spinner shown while a screen's code or data arrives. `delayed` shows it
+ * only if the wait lasts (a short wait stays a blank page instead of a flicker).
+ */
+export function PageSpinner({ delayed = false }: { delayed?: boolean }) {
   return (
-    <div className="page-spinner">
+    <div className="page-spinner" data-delayed={delayed || undefined}>
       <Spinner />
     </div>
   );

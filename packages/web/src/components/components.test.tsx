@@ -5,6 +5,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { Providers } from '../test/harness';
 import { Alert } from './alert';
 import { Button } from './button';
+import { EmailText } from './email-text';
 import { Spinner } from './spinner';
 import { TextField, type TextFieldProps } from './text-field';
 
@@ -19,21 +20,53 @@ function renderWithProviders(ui: React.ReactNode) {
 }
 
 describe('TextField (spec §2)', () => {
-  it('toggles a password between hidden and shown, with a matching name and pressed state', async () => {
+  it('toggles a password between hidden and shown; the changing name alone tells the state', async () => {
     renderWithProviders(<Field type="password" />);
     const user = userEvent.setup();
     const input = screen.getByLabelText('Secret');
     expect(input).toHaveAttribute('type', 'password');
 
     const show = screen.getByRole('button', { name: 'Show password' });
-    expect(show).toHaveAttribute('aria-pressed', 'false');
+    // A pressed state as well would be announced on top of the name: said twice.
+    expect(show).not.toHaveAttribute('aria-pressed');
     await user.click(show);
 
     expect(input).toHaveAttribute('type', 'text');
     const hide = screen.getByRole('button', { name: 'Hide password' });
-    expect(hide).toHaveAttribute('aria-pressed', 'true');
+    expect(hide).not.toHaveAttribute('aria-pressed');
     await user.click(hide);
     expect(input).toHaveAttribute('type', 'password');
+  });
+
+  it('says so while Caps Lock is on in a password field, and not in others', async () => {
+    renderWithProviders(
+      <>
+        <Field type="password" />
+        <TextField label="Name" value="" onValueChange={() => undefined} />
+      </>,
+    );
+    const user = userEvent.setup();
+    const input = screen.getByLabelText('Secret');
+    await user.click(input);
+    await user.keyboard('a');
+    expect(screen.queryByText('Caps Lock is on')).not.toBeInTheDocument();
+
+    await user.keyboard('{CapsLock}A');
+    const notice = screen.getByText('Caps Lock is on');
+    // In a polite live region that is always there, so it is announced as it appears.
+    expect(notice.closest('[aria-live="polite"]')).not.toBeNull();
+    expect(input).toHaveAccessibleDescription('Caps Lock is on');
+
+    await user.keyboard('{CapsLock}a');
+    expect(screen.queryByText('Caps Lock is on')).not.toBeInTheDocument();
+    expect(input).not.toHaveAttribute('aria-describedby');
+
+    // Leaving the field drops the notice too; a text field never shows it.
+    await user.keyboard('{CapsLock}A');
+    expect(screen.getByText('Caps Lock is on')).toBeInTheDocument();
+    await user.click(screen.getByLabelText('Name'));
+    await user.keyboard('B');
+    expect(screen.queryByText('Caps Lock is on')).not.toBeInTheDocument();
   });
 
   it('shows the toggle tooltip on hover and on focus', async () => {
@@ -170,5 +203,16 @@ describe('Spinner and Alert (spec §2)', () => {
     );
     expect(screen.getByRole('alert')).toHaveTextContent('Broken');
     expect(screen.getByRole('status')).toHaveTextContent('Email sent!');
+  });
+});
+
+describe('EmailText', () => {
+  it('may break after the @ and before a dot, never at a hyphen', () => {
+    const { container } = render(<EmailText email="ann-marie@ex-ample.co.uk" />);
+    const email = container.querySelector('.email');
+    expect(email).toHaveTextContent('ann-marie@ex-ample.co.uk');
+    expect([...container.querySelectorAll('.email-piece')].map((piece) => piece.textContent)).toEqual(['ann-marie@', 'ex-ample', '.co', '.uk']);
+    // The break opportunities are exactly the ones between the pieces.
+    expect(container.querySelectorAll('wbr')).toHaveLength(3);
   });
 });

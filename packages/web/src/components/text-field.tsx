@@ -1,7 +1,7 @@
-import { useId, useRef, useState, type HTMLInputAutoCompleteAttribute, type ReactNode } from 'react';
+import { useId, useRef, useState, type HTMLInputAutoCompleteAttribute, type KeyboardEvent, type ReactNode, type RefObject } from 'react';
 import { useT } from '../lib/i18n';
 import { Button } from './button';
-import { ClearIcon, ErrorIcon, EyeIcon, EyeOffIcon, SuccessIcon } from './icons';
+import { ClearIcon, ErrorIcon, EyeIcon, EyeOffIcon, InfoIcon, SuccessIcon } from './icons';
 
 export type Validity = 'success' | 'error';
 
@@ -28,6 +28,8 @@ export interface TextFieldProps {
   onFocus?: () => void;
   /** For 'touched' validation: messages appear once a field has been left. */
   onBlur?: () => void;
+  /** The input element, for a screen that moves focus to it (after a failed submit). */
+  inputRef?: RefObject<HTMLInputElement | null>;
 }
 
 /**
@@ -52,19 +54,29 @@ export function TextField({
   describedBy,
   onFocus,
   onBlur,
+  inputRef: givenRef,
 }: TextFieldProps) {
   const t = useT();
   const inputId = useId();
   const messageId = useId();
-  const inputRef = useRef<HTMLInputElement>(null);
+  const capsLockId = useId();
+  const ownRef = useRef<HTMLInputElement>(null);
+  const inputRef = givenRef ?? ownRef;
   const [revealed, setRevealed] = useState(false);
+  const [capsLock, setCapsLock] = useState(false);
   const isPassword = type === 'password';
   const showClear = clearable && value !== '' && !disabled;
   const actions = (showClear ? 1 : 0) + (isPassword ? 1 : 0);
 
   const toggleLabel = revealed ? t('tooltip.hidePassword') : t('tooltip.showPassword');
   const ValidityIcon = validity === 'error' ? ErrorIcon : SuccessIcon;
-  const describedByIds = [message === undefined ? undefined : messageId, describedBy].filter(Boolean).join(' ');
+  const describedByIds = [message === undefined ? undefined : messageId, capsLock ? capsLockId : undefined, describedBy].filter(Boolean).join(' ');
+
+  // A password typed with Caps Lock on fails for a reason nobody can see: say so while it is on.
+  // Read from every key event, since the lock can change while another window has focus.
+  const readCapsLock = (event: KeyboardEvent<HTMLInputElement>) => {
+    if (isPassword) setCapsLock(event.getModifierState('CapsLock'));
+  };
 
   return (
     <div className="field" data-validity={validity}>
@@ -89,7 +101,12 @@ export function TextField({
           aria-describedby={describedByIds === '' ? undefined : describedByIds}
           maxLength={maxLength}
           onFocus={onFocus}
-          onBlur={onBlur}
+          onBlur={() => {
+            setCapsLock(false);
+            onBlur?.();
+          }}
+          onKeyDown={readCapsLock}
+          onKeyUp={readCapsLock}
           // Passwords and addresses are not prose: no capitals or corrections on phones.
           autoCapitalize={type === 'text' ? undefined : 'none'}
           autoCorrect={type === 'text' ? undefined : 'off'}
@@ -112,9 +129,10 @@ export function TextField({
             {isPassword ? (
               <Button
                 variant="icon"
+                // The changing name says the state ('Show password' / 'Hide password', spec §2):
+                // no aria-pressed besides, or a screen reader announces the state twice.
                 aria-label={toggleLabel}
                 tooltip={toggleLabel}
-                aria-pressed={revealed}
                 aria-controls={inputId}
                 disabled={disabled}
                 onClick={() => setRevealed((shown) => !shown)}
@@ -124,6 +142,17 @@ export function TextField({
           </div>
         )}
       </div>
+      {isPassword ? (
+        // Always in the page, so that the notice is announced when it appears.
+        <p id={capsLockId} className="field-caps-lock" aria-live="polite">
+          {capsLock ? (
+            <>
+              <InfoIcon />
+              <span>{t('common.capsLockOn')}</span>
+            </>
+          ) : null}
+        </p>
+      ) : null}
       {message === undefined ? null : (
         <p id={messageId} className="field-message">
           {validity === undefined ? null : <ValidityIcon />}

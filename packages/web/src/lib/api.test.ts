@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { json, stubFetch } from '../test/harness';
-import { call, globalErrorKey, handleFailure } from './api';
+import { call, globalErrorKey, handleFailure, send } from './api';
 
 describe('API client (spec §7)', () => {
-  it('sends a GET without a body and returns the data', async () => {
+  it('sends a GET without a body and hands the answer on unread', async () => {
     const calls = stubFetch({ 'GET /api/account/session': () => json(200, { user: { id: 'u1' }, expiresAt: 'x' }) });
-    const result = await call('session', {});
-    expect(result).toEqual({ ok: true, data: { user: { id: 'u1' }, expiresAt: 'x' } });
+    // Unread: a screen that reads an answer parses it first (fetchAnswer, ./answers).
+    expect(await send('session', {})).toEqual({ ok: true, data: { user: { id: 'u1' }, expiresAt: 'x' } });
+    expect(await call('session', {})).toEqual({ ok: true, data: undefined });
     expect(calls[0]?.body).toBeUndefined();
     expect(calls[0]?.headers.get('Content-Type')).toBeNull();
     expect(calls[0]?.headers.get('X-DeviceId')).toMatch(/^[A-Za-z0-9]{12}$/);

@@ -10,13 +10,12 @@ import {
   type ErrorCode,
   type MessageKey,
 } from '@foyer/contract/core';
-// Types only: the page never parses with the schemas, so zod stays out of the bundle.
-import type { z } from 'zod';
+// Types only: zod and the schemas reach the page with ./answers, never with this module.
+import type * as z from 'zod/mini';
 import { deviceId, xsrfToken } from './storage';
 
 type Definition<N extends CallName> = (typeof CALLS)[N];
-export type CallBody<N extends CallName> = Definition<N> extends { body: infer B extends z.ZodType } ? z.input<B> : never;
-export type CallData<N extends CallName> = z.output<Definition<N>['response']>;
+export type CallBody<N extends CallName> = Definition<N> extends { body: infer B extends z.ZodMiniType } ? z.input<B> : never;
 
 /** A failure is a contract error code, or one of the two transport failures of spec §8. */
 export type FailureCode = ErrorCode | 'network' | 'aborted';
@@ -44,12 +43,17 @@ async function readJson(response: Response): Promise<unknown> {
 }
 
 /**
- * Calls the account service (spec §7): same origin, JSON bodies, `Accept: application/json`,
- * the XSRF header from its cookie, the device id header, and no timeout (spec §9: 0 means
- * none; the caller may pass an AbortSignal). The session cookie is HttpOnly and set by the
- * server; the page never stores `otter` itself.
+ * Sends a call to the account service (spec §7): same origin, JSON bodies, `Accept:
+ * application/json`, the XSRF header from its cookie, the device id header, and no timeout (spec
+ * §9: 0 means none; the caller may pass an AbortSignal). The session cookie is HttpOnly and set by
+ * the server; the page never stores `otter` itself.
+ *
+ * A refusal is read for its code only, checked against the contract's registry. A success's body
+ * is handed on unread: a screen that reads it calls `fetchAnswer` (./answers), which parses it
+ * through the call's contract schema first. This module stays free of zod, since the sign-in
+ * page, which reads nothing of an answer, cannot afford it on its first load (decision 0017).
  */
-export async function call<N extends CallName>(name: N, options: CallOptions<N> = {}): Promise<CallResult<CallData<N>>> {
+export async function send<N extends CallName>(name: N, options: CallOptions<N> = {}): Promise<CallResult<unknown>> {
   const definition: CallPath = CALL_PATHS[name];
   const headers: Record<string, string> = { Accept: 'application/json', [DEVICE_ID_HEADER]: deviceId() };
   const token = xsrfToken();
@@ -72,16 +76,21 @@ export async function call<N extends CallName>(name: N, options: CallOptions<N> 
   }
 
   if (response.ok) {
-    // The server parses every answer through its contract schema before sending it, so the
-    // shape is trusted here; re-checking would mean shipping zod to the browser.
+    // Every answer of the service is JSON; an empty or unreadable one is no answer.
     if (payload === undefined) return { ok: false, code: 'unexpectedError', status: response.status };
-    return { ok: true, data: payload as CallData<N> };
+    return { ok: true, data: payload };
   }
   const code =
     typeof payload === 'object' && payload !== null && 'errorMessage' in payload && isErrorCode(payload.errorMessage)
       ? payload.errorMessage
       : 'unexpectedError';
   return { ok: false, code, status: response.status };
+}
+
+/** A call whose answer the screen does not read: whether it succeeded, or why not. */
+export async function call<N extends CallName>(name: N, options: CallOptions<N> = {}): Promise<CallResult<undefined>> {
+  const result = await send(name, options);
+  return result.ok ? { ok: true, data: undefined } : result;
 }
 
 /**

@@ -36,32 +36,13 @@ export const FIELD_MESSAGE_VALUES = { max: LIMITS.maxPasswordLength } as const;
 export const FIELD_MAX_LENGTH = { name: 100, phone: 40 } as const;
 
 /**
- * Spec §5 messages appear once a field has been left, or for every field after a submit; a
- * submit with errors moves focus to the first invalid field, so keyboard and screen-reader users
- * land on what needs fixing.
- *
- * A field left by pressing on something else (the submit button, most often) shows its message
- * only once the press is over: a message appearing between mouse-down and mouse-up pushes the
- * button down the page, and the click would land beside it and be lost.
+ * Runs a change that follows leaving a field (a message appearing) now, or, while a pointer is
+ * pressed, once the press is over: a message appearing between mouse-down and mouse-up pushes
+ * what was pressed down the page, and the click would land beside it and be lost.
  */
-export type CheckedFieldProps = Pick<
-  TextFieldProps,
-  'value' | 'onValueChange' | 'onBlur' | 'disabled' | 'required' | 'validity' | 'message'
->;
-
-export function useTouchedFields<F extends string>() {
-  const t = useT();
-  const [touched, setTouched] = useState<ReadonlySet<F>>(() => new Set());
-  const [submitted, setSubmitted] = useState(false);
-  const [attempts, setAttempts] = useState(0);
-
-  useEffect(() => {
-    // One form per screen: its first invalid field, in document order.
-    if (attempts > 0) document.querySelector<HTMLElement>('main form [aria-invalid="true"]')?.focus();
-  }, [attempts]);
-
+export function useAfterPress(): (change: () => void) => void {
   const pressing = useRef(false);
-  const leftDuringPress = useRef(new Set<F>());
+  const waiting = useRef<Array<() => void>>([]);
 
   useEffect(() => {
     const down = () => {
@@ -71,9 +52,9 @@ export function useTouchedFields<F extends string>() {
       // The click of this press is dispatched right after pointerup, before this task.
       setTimeout(() => {
         pressing.current = false;
-        const left = [...leftDuringPress.current];
-        leftDuringPress.current.clear();
-        if (left.length > 0) setTouched((previous) => new Set([...previous, ...left]));
+        const changes = waiting.current;
+        waiting.current = [];
+        for (const change of changes) change();
       }, 0);
     };
     document.addEventListener('pointerdown', down, true);
@@ -86,13 +67,41 @@ export function useTouchedFields<F extends string>() {
     };
   }, []);
 
-  const touch = useCallback((field: F) => {
-    if (pressing.current) {
-      leftDuringPress.current.add(field);
-      return;
-    }
-    setTouched((previous) => (previous.has(field) ? previous : new Set(previous).add(field)));
+  return useCallback((change: () => void) => {
+    if (pressing.current) waiting.current.push(change);
+    else change();
   }, []);
+}
+
+export type CheckedFieldProps = Pick<
+  TextFieldProps,
+  'value' | 'onValueChange' | 'onBlur' | 'disabled' | 'required' | 'validity' | 'message'
+>;
+
+/**
+ * Spec §5 messages appear once a field has been left, or for every field after a submit; a
+ * submit with errors moves focus to the first invalid field, so keyboard and screen-reader users
+ * land on what needs fixing.
+ *
+ * A field left by pressing on something else (the submit button, most often) shows its message
+ * only once the press is over (useAfterPress).
+ */
+export function useTouchedFields<F extends string>() {
+  const t = useT();
+  const [touched, setTouched] = useState<ReadonlySet<F>>(() => new Set());
+  const [submitted, setSubmitted] = useState(false);
+  const [attempts, setAttempts] = useState(0);
+
+  useEffect(() => {
+    // One form per screen: its first invalid field, in document order.
+    if (attempts > 0) document.querySelector<HTMLElement>('main form [aria-invalid="true"]')?.focus();
+  }, [attempts]);
+
+  const afterPress = useAfterPress();
+  const touch = useCallback(
+    (field: F) => afterPress(() => setTouched((previous) => (previous.has(field) ? previous : new Set(previous).add(field)))),
+    [afterPress],
+  );
 
   const shows = (field: F) => submitted || touched.has(field);
 

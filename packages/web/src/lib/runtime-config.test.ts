@@ -1,7 +1,8 @@
 import { DICTIONARY_ELEMENT_ID, FLAG_DEFAULTS, RUNTIME_CONFIG_ELEMENT_ID } from '@foyer/contract/core';
 import { describe, expect, it } from 'vitest';
 import { takeConsoleErrors } from '../test/console-errors';
-import { LOCAL_DEFAULT_CONFIG, readInlineDictionary, readRuntimeConfig } from './runtime-config';
+import { InlineDictionary, RuntimeConfig } from '@foyer/contract';
+import { LOCAL_DEFAULT_CONFIG, isInlineDictionary, isRuntimeConfig, readInlineDictionary, readRuntimeConfig } from './runtime-config';
 
 function pageWith(elements: Record<string, string>): Document {
   const doc = document.implementation.createHTMLDocument('page');
@@ -51,5 +52,46 @@ describe('runtime config from the page (decision 0006)', () => {
     expect(readInlineDictionary(pageWith({}))).toBeUndefined();
     expect(readInlineDictionary(pageWith({ [DICTIONARY_ELEMENT_ID]: '{"locale":"de","messages":{"a":1}}' }))).toBeUndefined();
     expect(takeConsoleErrors()).toHaveLength(1);
+  });
+});
+
+/**
+ * Decision 0017: the page checks these values without zod, so each guard must say what the
+ * contract's schema says, on values that pass and on each way of failing.
+ */
+describe('the guards agree with the contract’s schemas', () => {
+  const configs: Array<[string, unknown]> = [
+    ['as served', served],
+    ['with a bot-check key', { ...served, reCaptchaSiteKey: 'site-key' }],
+    ['with no server addresses', { ...served, serverUrls: {} }],
+    ['with a field the page does not know', { ...served, later: true }],
+    ['with a flag the page does not know', { ...served, flags: { ...served.flags, later: true } }],
+    ['an unknown environment', { ...served, env: 'moon' }],
+    ['an unknown server kind', { ...served, serverUrls: { nowhere: 'https://x' } }],
+    ['a server address that is not text', { ...served, serverUrls: { app: 1 } }],
+    ['a flag of the wrong type', { ...served, flags: { ...served.flags, 'requests-version': true } }],
+    ['a missing flag', { ...served, flags: {} }],
+    ['a bot-check key that is not text', { ...served, reCaptchaSiteKey: 1 }],
+    ['googleEnabled missing', { ...served, googleEnabled: undefined }],
+    ['an empty default home', { ...served, defaultHome: '' }],
+    ['an array', [served]],
+    ['null', null],
+  ];
+
+  it.each(configs)('runtime config %s', (_name, value) => {
+    expect(isRuntimeConfig(value)).toBe(RuntimeConfig.safeParse(value).success);
+  });
+
+  const dictionaries: Array<[string, unknown]> = [
+    ['as served', { locale: 'de', messages: { 'signIn.title': 'Anmelden' } }],
+    ['with no messages', { locale: 'de', messages: {} }],
+    ['with a message that is not text', { locale: 'de', messages: { a: 1 } }],
+    ['without a locale', { messages: {} }],
+    ['with messages that are a list', { locale: 'de', messages: ['a'] }],
+    ['a string', 'de'],
+  ];
+
+  it.each(dictionaries)('inline dictionary %s', (_name, value) => {
+    expect(isInlineDictionary(value)).toBe(InlineDictionary.safeParse(value).success);
   });
 });

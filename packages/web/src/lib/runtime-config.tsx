@@ -13,10 +13,12 @@ import { createContext, useContext, type ReactNode } from 'react';
 
 /**
  * The server writes the runtime config and the visitor's dictionary into index.html as JSON
- * script elements (decision 0006). They are checked here by hand-written guards rather than the
- * contract's zod schemas: zod would cost the sign-in page about 26 KB gzipped (the
- * page imports only `@foyer/contract/core`, which has no zod), and both values come from our own server, which built them from those schemas.
- * The guards only decide "use it or fall back", so they check shapes, not every rule.
+ * script elements (decision 0006), built through the contract's RuntimeConfig and
+ * InlineDictionary schemas. Every page reads them before its first paint, the sign-in page
+ * included, whose first load has no room for zod, not even its light build (decision 0017: about
+ * 5.6 KB gzipped against the little the 80 KB budget leaves). So they are checked here by shape
+ * guards over the contract's own lists, and runtime-config.test.ts holds each guard to the verdict
+ * of its schema. The guards only decide "use it or fall back".
  */
 
 /** Used when the page is served without the config element (the Vite dev server). */
@@ -43,11 +45,8 @@ export function isStringRecord(value: unknown): value is Record<string, string> 
 export function isRuntimeConfig(value: unknown): value is RuntimeConfig {
   if (!isRecord(value)) return false;
   const { env, serverUrls, flags, reCaptchaSiteKey, googleEnabled, defaultHome } = value;
-  const flagsOk =
-    isRecord(flags) &&
-    (Object.keys(FLAG_DEFAULTS) as FlagName[]).every((name) => typeof flags[name] === typeof FLAG_DEFAULTS[name]);
-  const urlsOk =
-    isStringRecord(serverUrls) && Object.keys(serverUrls).every((kind) => includes(SERVER_KINDS, kind));
+  const flagsOk = isRecord(flags) && (Object.keys(FLAG_DEFAULTS) as FlagName[]).every((name) => typeof flags[name] === typeof FLAG_DEFAULTS[name]);
+  const urlsOk = isStringRecord(serverUrls) && Object.keys(serverUrls).every((kind) => includes(SERVER_KINDS, kind));
   return (
     includes(ENVIRONMENTS, env) &&
     urlsOk &&

@@ -16,6 +16,9 @@ const forgotPassword: Screen = lazy(() => import('./forgot-password/forgot-passw
 const resetPassword: Screen = lazy(() => import('./reset-password/reset-password').then((m) => ({ default: m.ResetPassword })));
 // Spec §2: both emailed links show the 'Complete Account Setup' form.
 const setupAccount: Screen = lazy(() => import('./setup-account/setup-account').then((m) => ({ default: m.SetupAccount })));
+// Decision 0019: Google's two screens load on demand, so the sign-in page's first load stays light.
+const socialAuth: Screen = lazy(() => import('./social-auth/social-auth').then((m) => ({ default: m.SocialAuth })));
+const socialAuthCallback: Screen = lazy(() => import('./social-auth/social-auth-callback').then((m) => ({ default: m.SocialAuthCallback })));
 
 /**
  * The route table: the screen of every auth route (spec §2), paths from the contract's ROUTES.
@@ -36,8 +39,8 @@ export const SCREENS: Record<RouteName, Screen> = {
   ssoSignIn: notAvailable,
   ssoLanding: notAvailable,
   ssoTransfer: notAvailable,
-  socialAuth: notAvailable,
-  socialAuthCallback: notAvailable,
+  socialAuth,
+  socialAuthCallback,
   discourseSso: notAvailable,
   discourseTerms: notAvailable,
 };

@@ -18,6 +18,8 @@ import { Page } from '../page';
 // jsdom's own Location, whatever `location` is stubbed with.
 const realLocation = window.location;
 
+export { json, SESSION, stubFetch, type FetchHandler, type RecordedCall } from './fetch-stub';
+
 export const ENGLISH: InlineDictionary = { locale: 'en', messages: en };
 const ENGLISH_VISITOR: readonly string[] = ['en'];
 
@@ -28,47 +30,6 @@ export const TEST_CONFIG: RuntimeConfig = {
   googleEnabled: false,
   defaultHome: '/home',
 };
-
-export interface RecordedCall {
-  method: string;
-  url: string;
-  headers: Headers;
-  body: unknown;
-  credentials: RequestCredentials | undefined;
-}
-
-export type FetchHandler = (call: RecordedCall) => Response | Promise<Response>;
-
-export function json(status: number, body: unknown): Response {
-  return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
-}
-
-/**
- * Replaces `fetch` with a table of answers keyed by "METHOD /path". An unlisted request gets a
- * 404 `notFound`, and every request is recorded for the test to inspect.
- */
-export function stubFetch(routes: Record<string, FetchHandler>): RecordedCall[] {
-  const calls: RecordedCall[] = [];
-  vi.stubGlobal(
-    'fetch',
-    vi.fn(async (input: RequestInfo | URL, init: RequestInit = {}) => {
-      const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-      const method = init.method ?? 'GET';
-      const recorded: RecordedCall = {
-        method,
-        url,
-        headers: new Headers(init.headers),
-        body: typeof init.body === 'string' ? (JSON.parse(init.body) as unknown) : undefined,
-        credentials: init.credentials,
-      };
-      calls.push(recorded);
-      if (init.signal?.aborted) throw new DOMException('The operation was aborted.', 'AbortError');
-      const handler = routes[`${method} ${url}`];
-      return handler ? handler(recorded) : json(404, { errorMessage: 'notFound' });
-    }),
-  );
-  return calls;
-}
 
 /** A promise the test settles by hand, for observing a request while it is in flight. */
 export function deferred<T>() {

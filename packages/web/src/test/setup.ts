@@ -2,10 +2,15 @@ import '@testing-library/jest-dom/vitest';
 import { cleanup } from '@testing-library/react';
 import { afterEach, beforeEach, expect, vi } from 'vitest';
 import { consoleErrors } from './console-errors';
+import { stubFetch } from './fetch-stub';
 
 // Any console.error during a test fails it (STYLE.md, after epic-stack): React warnings and
 // unexpected failures must not pass quietly. A test that expects one takes it out of the list.
 beforeEach(() => {
+  // No account service runs in jsdom: a test that does not stub `fetch` itself still gets
+  // answers (the session check says 'not signed in', anything else 'not found'), never a real
+  // request.
+  stubFetch({});
   consoleErrors.length = 0;
   vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => {
     consoleErrors.push(args);

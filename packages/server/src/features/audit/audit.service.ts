@@ -24,6 +24,26 @@ export const AUDIT_EVENT_TYPES = [
   // forgot and reset password (decision 0010)
   'password.resetRequested',
   'password.reset',
+  // Google sign-in and transfer tokens (decision 0019)
+  'google.signup',
+  'google.linked',
+  'google.signin',
+  'google.refused',
+  'transfer.issued',
+  'transfer.exchanged',
+  // community forum and device tokens (decision 0021)
+  'community.signin',
+  'community.refused',
+  'community.termsAgreed',
+  'device.tokenIssued',
+  // company single sign-on (decision 0022)
+  'sso.connectionAdded',
+  'sso.connectionRemoved',
+  'sso.started',
+  'sso.signup',
+  'sso.linked',
+  'sso.signin',
+  'sso.refused',
 ] as const;
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
 

@@ -24,3 +24,12 @@ export async function readMailBacklog(db: Kysely<DB>, now: number): Promise<Mail
   const oldest = row?.oldest;
   return { due: Number(row?.due ?? 0), oldestCreatedAt: oldest === null || oldest === undefined ? null : Number(oldest) };
 }
+
+/**
+ * Names of the migrations this database has applied, from Kysely's bookkeeping table (in the
+ * schema the migrator pinned it to, which is first on the search path; db/migrate.ts).
+ */
+export async function readAppliedMigrations(db: Kysely<DB>): Promise<string[]> {
+  const result = await sql<{ name: string }>`select name from kysely_migration`.execute(db);
+  return result.rows.map((row) => row.name);
+}

@@ -3,22 +3,13 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
 import { READ_ERRORS } from '../../lib/http-schemas.js';
 import { pingDatabase, readMailBacklog } from './health.repo.js';
+import { CHECK_TIMEOUT_MS, withTimeout } from './with-timeout.js';
 
-/** A dependency that hangs counts as down: a monitor must get an answer, not a timeout. */
-const CHECK_TIMEOUT_MS = 2000;
 /**
  * Due mail older than this means delivery is not keeping up (SMTP down, or no SMTP_URL where
  * mail should leave): readiness says degraded. The first retries come after 10 s and 20 s.
  */
 export const MAIL_LATE_MS = 5 * 60_000;
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
 
 type Health = z.infer<typeof HealthResponse>;
 

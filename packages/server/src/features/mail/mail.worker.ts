@@ -53,6 +53,13 @@ export interface MailWorkerOptions {
   stopDeadlineMs?: number;
 }
 
+/**
+ * What readiness reports (features/health/probes.routes.ts): `noTransport` never polls by design
+ * (mail waits in the outbox until SMTP_URL is set); `stuck` has not begun a round for longer than
+ * a poll and a claim's lease, which bounds every round.
+ */
+export type MailWorkerState = 'polling' | 'stopped' | 'stuck' | 'noTransport';
+
 /** Runs `work` over `items`, at most `limit` at a time. */
 async function eachLimited<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
@@ -86,6 +93,8 @@ export class MailWorker {
   private again = false;
   private stopped = true;
   private closing = false;
+  /** Clock time of start, then of each round's beginning. */
+  private lastRoundAt = 0;
   /** Claimed rows not settled yet, with their claim: what a shutdown hands back. */
   private readonly claimed = new Map<string, number>();
   private readonly rounds = new Set<Promise<number>>();
@@ -108,7 +117,14 @@ export class MailWorker {
     if (this.transport === undefined || !this.stopped) return;
     this.stopped = false;
     this.closing = false;
+    this.lastRoundAt = this.deps.clock.now();
     this.schedule(0);
+  }
+
+  state(): MailWorkerState {
+    if (this.transport === undefined) return 'noTransport';
+    if (this.stopped) return 'stopped';
+    return this.deps.clock.now() - this.lastRoundAt > this.pollMs + LEASE_MS ? 'stuck' : 'polling';
   }
 
   /** Mail was just queued: deliver now rather than at the next poll. */
@@ -148,6 +164,7 @@ export class MailWorker {
     if (transport === undefined) return 0;
     const { db, clock } = this.deps;
     const now = clock.now();
+    this.lastRoundAt = now;
     const lease = now + LEASE_MS;
     const rows = await claimDue(db, { now, leaseUntil: lease, limit: BATCH_SIZE });
     for (const row of rows) this.claimed.set(row.id, lease);

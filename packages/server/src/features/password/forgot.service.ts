@@ -54,7 +54,7 @@ async function equalWork(uow: UnitOfWork, deps: Deps, email: string, locale: Loc
   const { db } = uow;
   await db
     .updateTable('email_tokens')
-    .set({ used_at: uow.now })
+    .set({ used_at: uow.now, ended_reason: 'superseded' })
     .where('id', '=', sha256Hex(token))
     .where('purpose', '=', 'passwordReset')
     .where('used_at', 'is', null)

@@ -7,7 +7,7 @@ import { recordAudit, type RequestMeta } from '../audit/audit.service.js';
 import { absoluteLink, queueMail } from '../mail/mail.service.js';
 import { deleteSessionsOfUser } from '../sessions/sessions.repo.js';
 import { RESET_PURPOSES, SETUP_PURPOSES } from '../tokens/purposes.js';
-import { findToken, spendOpenTokens, spendPresentedToken, usableToken } from '../tokens/tokens.js';
+import { findToken, spendOpenTokens, spendPresentedToken, usableToken, type TokenRow } from '../tokens/tokens.js';
 import { clearLockout } from '../lockout/lockout.service.js';
 import { dropPendingCredentials } from '../signup/signup.repo.js';
 import { findUserById, type UserRow } from '../users/users.repo.js';
@@ -32,6 +32,25 @@ async function refuseRecentPassword(deps: Deps, user: UserRow, hashPassword: str
   if (matches.includes(true)) throw new AppError('recentPassword');
 }
 
+/** The account of a usable reset link, or the spec's code (§8: invalidToken, tokenExpired). */
+async function linkOwner(deps: Pick<Deps, 'db' | 'clock'>, token: string): Promise<{ token: TokenRow; user: UserRow }> {
+  const row = usableToken(await findToken(deps.db, token), RESET_PURPOSES, deps.clock.now());
+  const user = await findUserById(deps.db, row.user_id);
+  // A deactivated account gets nothing from a link sent before it was deactivated.
+  if (user === undefined || user.deactivated_at !== null) throw new AppError('invalidToken');
+  return { token: row, user };
+}
+
+/**
+ * Decision 0020: `GET account/resetPassword/check/{token}`. Whether a reset link still works and
+ * whose account it is, so the screen says so before anyone chooses a password and password
+ * managers file the new one under the right entry. Only reads: opening a link spends nothing.
+ */
+export async function checkResetLink(deps: Pick<Deps, 'db' | 'clock'>, token: string): Promise<{ email: string }> {
+  const { user } = await linkOwner(deps, token);
+  return { email: user.email };
+}
+
 /**
  * Spec §7 account/resetPassword. The token is checked (unknown, used or superseded →
  * invalidToken; past its hour → tokenExpired) and the new password compared with recent ones
@@ -44,10 +63,7 @@ async function refuseRecentPassword(deps: Deps, user: UserRow, hashPassword: str
  * audit trail. The answer starts no session: the person signs in with the new password.
  */
 export async function resetPassword(deps: Deps, input: { token: string; hashPassword: string }, context: ResetContext): Promise<void> {
-  const token = usableToken(await findToken(deps.db, input.token), RESET_PURPOSES, deps.clock.now());
-  const user = await findUserById(deps.db, token.user_id);
-  // A deactivated account gets nothing from a link sent before it was deactivated.
-  if (user === undefined || user.deactivated_at !== null) throw new AppError('invalidToken');
+  const { token, user } = await linkOwner(deps, input.token);
   refuseCommonPassword(input.hashPassword);
   await refuseRecentPassword(deps, user, input.hashPassword);
   const passwordHash = await deps.passwords.hash(input.hashPassword);
@@ -59,7 +75,7 @@ export async function resetPassword(deps: Deps, input: { token: string; hashPass
     if (user.password_hash !== null) await pushPasswordHistory(trx, { userId: user.id, passwordHash: user.password_hash, now });
     const sessionsEnded = await deleteSessionsOfUser(trx, user.id);
     const lockCleared = await clearLockout(uow, user.email_key);
-    await spendOpenTokens(uow, user.id, [...SETUP_PURPOSES, ...RESET_PURPOSES]);
+    await spendOpenTokens(uow, user.id, [...SETUP_PURPOSES, ...RESET_PURPOSES], 'passwordReset');
     // The owner proved the mailbox: no other sign-up's password may still answer for the email.
     await dropPendingCredentials(trx, user.email_key);
     await queueMail(uow, deps.config, {

@@ -8,6 +8,7 @@ import { unitOfWork } from '../../lib/unit-of-work.js';
 import { issueToken } from '../tokens/tokens.js';
 import { getFailureCount } from '../lockout/lockout.repo.js';
 import { findUserById } from '../users/users.repo.js';
+import { limiterTime } from '../../../test/limiter-time.js';
 
 describe.skipIf(dbUnavailable)('POST /api/account/resetPassword', () => {
   const t = useTestApp();
@@ -104,16 +105,17 @@ describe.skipIf(dbUnavailable)('POST /api/account/resetPassword', () => {
   });
 
   it('refuses the current password and each of the last five with recentPassword (409), allowing the sixth-oldest', async () => {
+    const time = limiterTime(t);
     const account = await createTestUser(t, { password: 'password number 0' });
     const reset = async (password: string) => {
       // A fresh hour for each link keeps the 5-per-hour forgot limit out of the way.
-      t.clock.advance(HOUR);
+      time.advance(HOUR);
       return postReset(t, await requestResetToken(t, account.email), password);
     };
     for (let n = 1; n <= 5; n++) expect((await reset(`password number ${n}`)).statusCode).toBe(200);
 
     // Current: 5; history: 4, 3, 2, 1, 0.
-    t.clock.advance(HOUR);
+    time.advance(HOUR);
     const token = await requestResetToken(t, account.email);
     for (let n = 5; n >= 0; n--) {
       const refused = await postReset(t, token, `password number ${n}`);
@@ -139,12 +141,13 @@ describe.skipIf(dbUnavailable)('POST /api/account/resetPassword', () => {
   });
 
   it('allows 30 attempts per client address in 15 minutes, then answers 429 with Retry-After', async () => {
+    const time = limiterTime(t);
     for (let i = 0; i < 30; i++) expect((await postReset(t, `unknown-token-${i}-xxxxxxxxxx`, 'a brand new password')).statusCode).toBe(400);
     const refused = await postReset(t, 'unknown-token-last-xxxxxxxxxx', 'a brand new password');
     expect(refused.statusCode).toBe(429);
     expect(refused.json()).toEqual({ errorMessage: 'rateLimitExeeded' });
     expect(refused.headers['retry-after']).toBe(String(15 * 60));
-    t.clock.advance(15 * MINUTE);
+    time.advance(15 * MINUTE);
     expect((await postReset(t, 'unknown-token-next-xxxxxxxxxx', 'a brand new password')).statusCode).toBe(400);
   });
 

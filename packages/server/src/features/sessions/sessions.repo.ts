@@ -1,6 +1,13 @@
 import type { CompiledQuery, Insertable } from 'kysely';
 import type { Db, SessionsTable } from '../../db/schema.js';
 
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Decision 0021: a native client's device token lives a year and ends after 90 days unused; a
+ * client that opens once a season keeps working, one that is gone stops being a way in.
+ */
+export const DEVICE_TOKEN_LIFETIME = { absoluteMs: 365 * DAY_MS, idleMs: 90 * DAY_MS } as const;
 
 export async function insertSession(db: Db, row: Insertable<SessionsTable>): Promise<void> {
   await db.insertInto('sessions').values(row).execute();
@@ -16,6 +23,7 @@ function sessionWithUserQuery(db: Db, id: string) {
       'sessions.device_id',
       'sessions.last_seen_at',
       'sessions.expires_at',
+      'sessions.kind',
       'users.email',
       'users.first_name',
       'users.last_name',
@@ -59,11 +67,20 @@ export async function deleteSessionsOfUser(db: Db, userId: string): Promise<numb
   return Number(result.numDeletedRows);
 }
 
-/** Housekeeping: rows past their absolute or idle expiry can never be used again. */
+/**
+ * Housekeeping: rows past their absolute or idle expiry can never be used again. `idleMs` is the
+ * browser sessions' idle limit; device tokens have their own (DEVICE_TOKEN_LIFETIME).
+ */
 export async function deleteExpiredSessions(db: Db, now: number, idleMs: number): Promise<number> {
   const result = await db
     .deleteFrom('sessions')
-    .where((eb) => eb.or([eb('expires_at', '<=', now), eb('last_seen_at', '<=', now - idleMs)]))
+    .where((eb) =>
+      eb.or([
+        eb('expires_at', '<=', now),
+        eb.and([eb('kind', '=', 'browser'), eb('last_seen_at', '<=', now - idleMs)]),
+        eb.and([eb('kind', '=', 'device'), eb('last_seen_at', '<=', now - DEVICE_TOKEN_LIFETIME.idleMs)]),
+      ]),
+    )
     .executeTakeFirst();
   return Number(result.numDeletedRows);
 }

@@ -4,7 +4,8 @@ import type { Deps } from '../../deps.js';
 import { randomToken, sha256Hex } from '../../lib/crypto.js';
 import type { UnitOfWork } from '../../lib/unit-of-work.js';
 import type { UserRow } from '../users/users.repo.js';
-import { deleteSession, findSessionWithUser, insertSession, touchSession } from './sessions.repo.js';
+import type { SessionKind } from '../../db/schema.js';
+import { DEVICE_TOKEN_LIFETIME, deleteSession, findSessionWithUser, insertSession, touchSession } from './sessions.repo.js';
 
 /** last_seen_at moves at most once an hour, so checking a session is almost always a pure read. */
 export const TOUCH_INTERVAL_MS = 60 * 60 * 1000;
@@ -32,6 +33,7 @@ export interface StartedSession {
 export interface ActiveSession {
   id: string;
   userId: string;
+  kind: SessionKind;
   user: SessionUser;
   /** The earlier of the absolute and the idle expiry. */
   expiresAt: number;
@@ -45,11 +47,13 @@ export interface ActiveSession {
 export async function createSession(
   uow: UnitOfWork,
   config: Pick<Config, 'session'>,
-  input: { userId: string; deviceId: string },
+  input: { userId: string; deviceId: string; kind?: SessionKind },
 ): Promise<StartedSession> {
   const token = randomToken();
   const { now } = uow;
-  const expiresAt = now + config.session.absoluteMs;
+  const kind = input.kind ?? 'browser';
+  const lifetime = lifetimeOf(kind, config);
+  const expiresAt = now + lifetime.absoluteMs;
   await insertSession(uow.db, {
     id: sha256Hex(token),
     user_id: input.userId,
@@ -57,8 +61,14 @@ export async function createSession(
     created_at: now,
     last_seen_at: now,
     expires_at: expiresAt,
+    kind,
   });
-  return { token, expiresAt: Math.min(expiresAt, now + config.session.idleMs) };
+  return { token, expiresAt: Math.min(expiresAt, now + lifetime.idleMs) };
+}
+
+/** A browser session follows SESSION_*_DAYS; a device token is long-lived (decision 0021). */
+function lifetimeOf(kind: SessionKind, config: Pick<Config, 'session'>): { absoluteMs: number; idleMs: number } {
+  return kind === 'device' ? DEVICE_TOKEN_LIFETIME : config.session;
 }
 
 /**
@@ -75,7 +85,7 @@ export async function authenticate(
   if (row === undefined || row.device_id !== deviceId) return null;
 
   const now = deps.clock.now();
-  const { idleMs } = deps.config.session;
+  const { idleMs } = lifetimeOf(row.kind, deps.config);
   // Absolute and idle timeouts (ASVS V7.3.1, V7.3.2); a dead row is removed when it is seen.
   if (now >= row.expires_at || now >= row.last_seen_at + idleMs || row.deactivated_at !== null) {
     await deleteSession(deps.db, row.id);
@@ -89,6 +99,7 @@ export async function authenticate(
   return {
     id: row.id,
     userId: row.user_id,
+    kind: row.kind,
     user: toSessionUser({ ...row, id: row.user_id }),
     expiresAt: Math.min(row.expires_at, lastSeen + idleMs),
   };

@@ -1,16 +1,17 @@
-import type { SETUP_FIELDS } from '@foyer/contract';
+import type { ErrorCode, SETUP_FIELDS } from '@foyer/contract';
 import type { Deps } from '../../deps.js';
-import { AppError } from '../../lib/errors.js';
+import { AppError, isAppError } from '../../lib/errors.js';
 import { refuseCommonPassword } from '../../lib/password-floor.js';
 import { inTransaction } from '../../lib/unit-of-work.js';
 import { recordAudit, type RequestMeta } from '../audit/audit.service.js';
 import { createSession, type StartedSession } from '../sessions/sessions.service.js';
 import { findRedirectTo, mergeAttribution, type AttributionInput } from '../attribution/attribution.repo.js';
 import { findUserById, type UserRow } from '../users/users.repo.js';
+import { findOrganizationById } from '../organizations/organizations.repo.js';
 import { dropPendingCredentials, findSignupAttempt } from '../signup/signup.repo.js';
 import { activateSignup, completeUserSetup, type PendingCredential, type SetupValues } from './setup.repo.js';
 import { SETUP_PURPOSES } from '../tokens/purposes.js';
-import { findToken, spendOpenTokens, spendPresentedToken, usableToken, type TokenRow } from '../tokens/tokens.js';
+import { endReasonOf, findToken, spendOpenTokens, spendPresentedToken, usableToken, type TokenRow } from '../tokens/tokens.js';
 
 export type SetupField = (typeof SETUP_FIELDS)[number];
 
@@ -43,10 +44,29 @@ async function pendingSignup(deps: Pick<Deps, 'db'>, token: TokenRow): Promise<P
   return { ...attempt, password_hash: attempt.password_hash };
 }
 
-/** The account behind a usable setup token, or the spec's code (§8: invalidToken, tokenExpired). */
+/**
+ * Decision 0020: a verification link that cannot verify anything any more is told apart from a
+ * dead one, so the screen can show the way on rather than spec §8's text for invitations (which
+ * asks an administrator to re-send): the account is verified already (a second click, Back after
+ * verifying, an older link of a finished sign-up) → alreadyVerified; a newer link of the same
+ * sign-up replaced it → linkSuperseded. Only the link's holder learns this, and the link reached
+ * the mailbox whose account it is. Invitations keep spec §8's codes; a deactivated account gets
+ * nothing from an old link.
+ */
+function endedVerificationLink(row: TokenRow | undefined, user: UserRow | undefined): ErrorCode | undefined {
+  if (row?.purpose !== 'verifyEmail' || user === undefined || user.deactivated_at !== null) return undefined;
+  if (user.email_verified_at !== null) return 'alreadyVerified';
+  if (row.used_at !== null && endReasonOf(row) === 'superseded') return 'linkSuperseded';
+  return undefined;
+}
+
+/** The account behind a usable setup token, or the code that says why there is none (spec §8, decision 0020). */
 async function pendingSetup(deps: Pick<Deps, 'db' | 'clock'>, token: string): Promise<PendingSetup> {
-  const row = usableToken(await findToken(deps.db, token), SETUP_PURPOSES, deps.clock.now());
-  const user = await findUserById(deps.db, row.user_id);
+  const found = await findToken(deps.db, token);
+  const user = found === undefined ? undefined : await findUserById(deps.db, found.user_id);
+  const ended = endedVerificationLink(found, user);
+  if (ended !== undefined) throw new AppError(ended);
+  const row = usableToken(found, SETUP_PURPOSES, deps.clock.now());
   // A deactivated account gets nothing from an old link.
   if (user === undefined || user.deactivated_at !== null) throw new AppError('invalidToken');
   const signup = await pendingSignup(deps, row);
@@ -61,12 +81,25 @@ async function pendingSetup(deps: Pick<Deps, 'db' | 'clock'>, token: string): Pr
   return { token: row, user, signup, missing: missingFields(activated) };
 }
 
+export interface SetupLookup {
+  fields: SetupField[];
+  email: string;
+  organization?: string;
+}
+
 /**
  * Spec §7 `account/setupAccount/fields/{id}`. Only reads: opening an emailed link spends nothing
- * (mail scanners open links; ARCHITECTURE.md), only the POST of its screen does.
+ * (mail scanners open links; ARCHITECTURE.md), only the POST of its screen does. Besides the
+ * missing fields it names the account, and for an invitation the organisation (decision 0020):
+ * the screen shows whose account is being set up and gives the email to password managers. The
+ * link's holder learns nothing the mail did not tell them.
  */
-export async function setupFields(deps: Pick<Deps, 'db' | 'clock'>, token: string): Promise<SetupField[]> {
-  return (await pendingSetup(deps, token)).missing;
+export async function setupFields(deps: Pick<Deps, 'db' | 'clock'>, token: string): Promise<SetupLookup> {
+  const { token: row, user, missing } = await pendingSetup(deps, token);
+  const organization = row.purpose === 'invitation' && user.org_id !== null ? await findOrganizationById(deps.db, user.org_id) : undefined;
+  const lookup: SetupLookup = { fields: missing, email: user.email };
+  if (organization !== undefined) lookup.organization = organization.name;
+  return lookup;
 }
 
 export interface SetupInput extends Omit<AttributionInput, 'signupSource' | 'redirectTo'> {
@@ -113,6 +146,25 @@ export async function completeSetup(deps: Deps, input: SetupInput, meta: Request
   const phone = input.phoneNumber?.trim() ?? '';
   if (missing.includes('phoneNumber') && phone !== '') values.phoneNumber = phone;
 
+  try {
+    return await finishSetup(deps, { input, token, user, signup, values, mode }, meta);
+  } catch (error) {
+    // A racing request with the same link won (a double click, Back and submit again): say what
+    // the link is now (alreadyVerified, most likely) rather than only that it is spent.
+    if (isAppError(error) && error.code === 'invalidToken') await pendingSetup(deps, input.token);
+    throw error;
+  }
+}
+
+interface ReadySetup extends Pick<PendingSetup, 'token' | 'user' | 'signup'> {
+  input: SetupInput;
+  values: SetupValues;
+  mode: 'setup' | 'verify';
+}
+
+/** completeSetup's transaction, once the input is checked and the password hashed. */
+async function finishSetup(deps: Deps, ready: ReadySetup, meta: RequestMeta): Promise<CompletedSetup> {
+  const { input, token, user, signup, values, mode } = ready;
   return inTransaction(deps, async (uow) => {
     const { db: trx, now } = uow;
     await spendPresentedToken(uow, input.token, token, SETUP_PURPOSES);

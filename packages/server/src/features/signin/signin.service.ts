@@ -22,16 +22,18 @@ export interface SignInInput {
 }
 
 /**
- * True when the password is that of one of the email's pending sign-ups. Asked whether or not
- * the email has an account, so a sign-up followed by a sign-in with the same password answers
- * unverifiedAccount in both cases: the pair cannot tell which emails have accounts.
+ * The id of the email's pending sign-up whose password this is, if any. Asked whether or not the
+ * email has an account, so a sign-up followed by a sign-in with the same password answers
+ * unverifiedAccount in both cases: the pair cannot tell which emails have accounts. The resend
+ * after such a sign-in (decision 0020) mails that sign-up's link.
  */
-async function matchesPendingSignup(deps: Deps, emailKey: string, hashPassword: string, now: number): Promise<boolean> {
+export async function matchingPendingSignup(deps: Deps, emailKey: string, hashPassword: string, now: number): Promise<string | undefined> {
   const since = now - lifetimeOf('verifyEmail');
   const pending = await findPendingCredentials(deps.db, { emailKey, since, limit: PENDING_SIGNUPS_CHECKED });
-  const hashes = pending.flatMap((row) => (row.password_hash === null ? [] : [row.password_hash]));
-  const results = await Promise.all(hashes.map((hash) => deps.passwords.verify(hash, hashPassword)));
-  return results.includes(true);
+  const results = await Promise.all(
+    pending.map(async (row) => (row.password_hash !== null && (await deps.passwords.verify(row.password_hash, hashPassword)) ? row.id : undefined)),
+  );
+  return results.find((id) => id !== undefined);
 }
 
 /**
@@ -66,7 +68,7 @@ export async function verifyCredentials(deps: Deps, input: SignInInput, meta: Re
 
   if (!matched || user === undefined || storedHash === null) {
     const userId = user?.id ?? null;
-    if (await matchesPendingSignup(deps, emailKey, input.hashPassword, uow.now)) {
+    if ((await matchingPendingSignup(deps, emailKey, input.hashPassword, uow.now)) !== undefined) {
       await giveBack(uow, attempt);
       await recordAudit(uow, { type: 'signin.failure', meta, userId, emailKey, detail: { reason: 'pendingSignup' } });
       throw new AppError('unverifiedAccount');

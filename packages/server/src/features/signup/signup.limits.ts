@@ -16,5 +16,15 @@ export const SIGNUP_PER_IP: RateRule = { name: 'signup:ip', limit: 10, windowMs:
  * counts known and unknown emails alike, so the 429 says nothing about an account.
  */
 export const SIGNUP_PER_EMAIL: RateRule = { name: 'signup:email', limit: 5, windowMs: HOUR_MS };
+/**
+ * Every resend of a verification mail ('Click to resend.', the resend after an unverified sign-in,
+ * 'Send Another Link' of a superseded link; decision 0020) counts against the same two budgets,
+ * so together they cannot mail one inbox, or serve one address, more often than one of them.
+ */
 export const RESEND_PER_EMAIL: RateRule = { name: 'resend:email', limit: 3, windowMs: 15 * MINUTE_MS };
 export const RESEND_PER_IP: RateRule = { name: 'resend:ip', limit: 20, windowMs: HOUR_MS };
+/**
+ * 'Send Another Link' names no email, only a link: counted per link instead. A link reaches only
+ * its own inbox and the fresh one goes there too, so this bounds what one link can send.
+ */
+export const RESEND_PER_LINK: RateRule = { name: 'resend:link', limit: 3, windowMs: 15 * MINUTE_MS };

@@ -1,29 +1,22 @@
-import { API_BASE, CALLS, ErrorBody, normalizeEmail } from '@foyer/contract';
+import { normalizeEmail } from '@foyer/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { WRITE_ERRORS } from '../../lib/http-schemas.js';
-import { enforceRateLimits } from '../../lib/rate-limit.js';
+import { callRoute } from '../../lib/call-route.js';
 import { requestMeta } from '../audit/audit.service.js';
 import { localeFromAcceptLanguage } from '../mail/mail.template.js';
 import { requireReCaptcha } from '../recaptcha/recaptcha.service.js';
-import { RESEND_PER_EMAIL, RESEND_PER_IP, SIGNUP_PER_EMAIL, SIGNUP_PER_IP } from './signup.limits.js';
+import { resendByLink, resendBySignIn } from './resend.service.js';
+import { RESEND_PER_EMAIL, RESEND_PER_IP, RESEND_PER_LINK, SIGNUP_PER_EMAIL, SIGNUP_PER_IP } from './signup.limits.js';
 import { resendVerification, signUp } from './signup.service.js';
 
 export const signupRoutes: FastifyPluginAsyncZod = async (app) => {
-  app.route({
-    method: CALLS.signup.method,
-    url: API_BASE + CALLS.signup.path,
-    schema: {
-      tags: ['account'],
-      summary: 'Creates an unverified account and emails a verification link; a known email gets the same answer',
-      body: CALLS.signup.body,
-      response: { 200: CALLS.signup.response, 409: ErrorBody, 429: ErrorBody, ...WRITE_ERRORS },
-    },
-    handler: async (request, reply) => {
-      // Cheap refusals first: the rate limit before the call to the bot-check service.
-      await enforceRateLimits(app.rateLimiter, reply, [
-        [SIGNUP_PER_IP, request.ip],
-        [SIGNUP_PER_EMAIL, normalizeEmail(request.body.email)],
-      ]);
+  callRoute(app, 'signup', {
+    summary: 'Creates an unverified account and emails a verification link; a known email gets the same answer',
+    // Cheap refusals first: the rate limits run before the handler's call to the bot-check service.
+    rateLimits: [
+      { rule: SIGNUP_PER_IP, key: (request) => request.ip },
+      { rule: SIGNUP_PER_EMAIL, key: (request) => normalizeEmail(request.body.email) },
+    ],
+    handler: async (request) => {
       await requireReCaptcha(app.config, { token: request.body.reCaptchaToken, remoteIp: request.ip }, request.log);
       const { signupId } = await signUp(app, request.body, {
         meta: requestMeta(request),
@@ -36,21 +29,41 @@ export const signupRoutes: FastifyPluginAsyncZod = async (app) => {
     },
   });
 
-  app.route({
-    method: CALLS.resendVerification.method,
-    url: API_BASE + CALLS.resendVerification.path,
-    schema: {
-      tags: ['account'],
-      summary: 'Sends the verification email of a sign-up again; answers the same whatever happened',
-      body: CALLS.resendVerification.body,
-      response: { 200: CALLS.resendVerification.response, 429: ErrorBody, ...WRITE_ERRORS },
-    },
-    handler: async (request, reply) => {
-      await enforceRateLimits(app.rateLimiter, reply, [
-        [RESEND_PER_IP, request.ip],
-        [RESEND_PER_EMAIL, normalizeEmail(request.body.email)],
-      ]);
+  callRoute(app, 'resendVerification', {
+    summary: 'Sends the verification email of a sign-up again; answers the same whatever happened',
+    rateLimits: [
+      { rule: RESEND_PER_IP, key: (request) => request.ip },
+      { rule: RESEND_PER_EMAIL, key: (request) => normalizeEmail(request.body.email) },
+    ],
+    handler: async (request) => {
       await resendVerification(app, request.body, requestMeta(request));
+      app.mail.nudge();
+      return {};
+    },
+  });
+
+  callRoute(app, 'resendVerificationByLink', {
+    summary: 'Sends a fresh verification link for the sign-up of a superseded one; answers the same whatever happened',
+    rateLimits: [
+      { rule: RESEND_PER_IP, key: (request) => request.ip },
+      { rule: RESEND_PER_LINK, key: (request) => request.body.token },
+    ],
+    handler: async (request) => {
+      await resendByLink(app, request.body.token, requestMeta(request));
+      app.mail.nudge();
+      return {};
+    },
+  });
+
+  callRoute(app, 'resendVerificationBySignIn', {
+    summary: 'Sends a fresh verification link after a sign-in refused as unverified; checks the password; answers the same whatever happened',
+    // Before any password work, as at sign-in.
+    rateLimits: [
+      { rule: RESEND_PER_IP, key: (request) => request.ip },
+      { rule: RESEND_PER_EMAIL, key: (request) => normalizeEmail(request.body.email) },
+    ],
+    handler: async (request) => {
+      await resendBySignIn(app, request.body, requestMeta(request));
       app.mail.nudge();
       return {};
     },

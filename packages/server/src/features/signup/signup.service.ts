@@ -41,7 +41,7 @@ export interface SignUpContext {
  * Queues a fresh /verify-email/:token link for an unverified account. With a sign-up (decision
  * 0014) the link activates that sign-up's credential and ends only that sign-up's earlier link.
  */
-async function queueVerification(uow: UnitOfWork, deps: Deps, user: UserRow, signupId: string | undefined): Promise<void> {
+export async function queueVerification(uow: UnitOfWork, deps: Deps, user: UserRow, signupId: string | undefined): Promise<void> {
   const token = await issueToken(uow, { userId: user.id, purpose: 'verifyEmail', ...(signupId === undefined ? {} : { signupId }) });
   await queueMail(uow, deps.config, {
     to: user.email,
@@ -75,14 +75,14 @@ async function queueSignupNotice(uow: UnitOfWork, deps: Deps, user: UserRow): Pr
   return true;
 }
 
-type Mailed = 'verification' | 'notice' | 'none';
+export type Mailed = 'verification' | 'notice' | 'none';
 
 /**
  * The known-email path: the account is not changed. An unverified account gets a verification
  * link for this sign-up's own credential (decision 0014); anyone else a notice with sign-in and
  * reset links (capped per day).
  */
-async function mailExistingOwner(uow: UnitOfWork, deps: Deps, user: UserRow, attempt: SignupAttemptRow): Promise<Mailed> {
+export async function mailExistingOwner(uow: UnitOfWork, deps: Deps, user: UserRow, attempt: SignupAttemptRow): Promise<Mailed> {
   let mailed: Mailed;
   if (user.email_verified_at === null && user.deactivated_at === null) {
     // An attempt from before decision 0014 holds no credential: its link verifies the account's own.

@@ -10,11 +10,14 @@ const HOUR_MS = 60 * MINUTE_MS;
  * - invitation: 7 days; an administrator's invitee may not read mail the same day, and only the
  *   invited address receives it.
  * - passwordReset: 1 hour.
+ * - transfer: 2 minutes (decision 0019); a native app's one-time sign-in token, handed over at
+ *   once by the page that received it, so a token that leaks later is already dead.
  */
 export const TOKEN_PURPOSES = {
   verifyEmail: { lifetimeMs: 24 * HOUR_MS },
   invitation: { lifetimeMs: 7 * 24 * HOUR_MS },
   passwordReset: { lifetimeMs: HOUR_MS },
+  transfer: { lifetimeMs: 2 * MINUTE_MS },
 } as const satisfies Record<string, { lifetimeMs: number }>;
 
 export type TokenPurpose = keyof typeof TOKEN_PURPOSES;
@@ -28,3 +31,6 @@ export const SETUP_PURPOSES: readonly TokenPurpose[] = ['verifyEmail', 'invitati
 
 /** The link of the reset-password screen. */
 export const RESET_PURPOSES: readonly TokenPurpose[] = ['passwordReset'];
+
+/** The one-time sign-in token of `account/exchangeSSOTransferToken` (Google now, SSO later). */
+export const TRANSFER_PURPOSES: readonly TokenPurpose[] = ['transfer'];

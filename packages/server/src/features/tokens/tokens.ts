@@ -8,6 +8,20 @@ import { lifetimeOf, type TokenPurpose } from './purposes.js';
 export type TokenRow = Selectable<EmailTokensTable>;
 
 /**
+ * Why a token ended (migration 010, `ended_reason`): spent by its own screen's POST; replaced by a
+ * newer link of its kind; ended because the account's setup or verification was finished another
+ * way (another link, Google, company SSO); ended by a password reset. The screens of a
+ * verification link tell a reused or superseded link from a dead one by it (decision 0020).
+ */
+export type TokenEndReason = 'used' | 'superseded' | 'completed' | 'passwordReset';
+
+/** The reason a row records, or null for an open token and one that ended before reasons were kept. */
+export function endReasonOf(row: TokenRow): TokenEndReason | null {
+  const reason = row.ended_reason;
+  return reason === 'used' || reason === 'superseded' || reason === 'completed' || reason === 'passwordReset' ? reason : null;
+}
+
+/**
  * Issues a token for an account and purpose (decision 0009): 32 random bytes in base64url, stored
  * only as SHA-256, single use, expiring after its purpose's lifetime. Every earlier unused token
  * of the same purpose ends: only the newest link works (a resend or a re-invitation invalidates
@@ -21,7 +35,7 @@ export async function issueToken(uow: UnitOfWork, input: { userId: string; purpo
   const signupId = input.signupId ?? null;
   let superseded = uow.db
     .updateTable('email_tokens')
-    .set({ used_at: now })
+    .set({ used_at: now, ended_reason: 'superseded' satisfies TokenEndReason })
     .where('user_id', '=', input.userId)
     .where('purpose', '=', input.purpose)
     .where('used_at', 'is', null);
@@ -65,7 +79,7 @@ export function usableToken(row: TokenRow | undefined, purposes: readonly TokenP
 export async function spendToken(uow: UnitOfWork, id: string): Promise<boolean> {
   const result = await uow.db
     .updateTable('email_tokens')
-    .set({ used_at: uow.now })
+    .set({ used_at: uow.now, ended_reason: 'used' satisfies TokenEndReason })
     .where('id', '=', id)
     .where('used_at', 'is', null)
     .where('expires_at', '>', uow.now)
@@ -83,11 +97,19 @@ export async function spendPresentedToken(uow: UnitOfWork, token: string, row: T
   throw new AppError('invalidToken');
 }
 
-/** Ends every open token of these purposes for an account (its setup is done, its password changed). */
-export async function spendOpenTokens(uow: UnitOfWork, userId: string, purposes: readonly TokenPurpose[]): Promise<void> {
+/**
+ * Ends every open token of these purposes for an account: its setup or verification is done
+ * (`completed`, the default), or its password was reset (`passwordReset`).
+ */
+export async function spendOpenTokens(
+  uow: UnitOfWork,
+  userId: string,
+  purposes: readonly TokenPurpose[],
+  reason: Extract<TokenEndReason, 'completed' | 'passwordReset'> = 'completed',
+): Promise<void> {
   await uow.db
     .updateTable('email_tokens')
-    .set({ used_at: uow.now })
+    .set({ used_at: uow.now, ended_reason: reason })
     .where('user_id', '=', userId)
     .where('purpose', 'in', [...purposes])
     .where('used_at', 'is', null)

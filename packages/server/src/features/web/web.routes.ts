@@ -1,14 +1,19 @@
 import { sep } from 'node:path';
 import fastifyStatic from '@fastify/static';
-import { ROUTES, type RuntimeConfig } from '@foyer/contract';
+import { API_BASE, HEALTH_PATH, ROUTES, SSO_BASE, type RuntimeConfig } from '@foyer/contract';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../lib/errors.js';
 import { ensureXsrfCookie } from '../../lib/xsrf.js';
+import { LIVEZ_PATH, READYZ_PATH } from '../health/probes.routes.js';
 import { bestDictionary } from '../i18n/dictionaries.js';
+import { METRICS_PATH } from '../metrics/metrics.plugin.js';
 import { loadIndexPage } from './index-page.js';
 
-/** Paths the single-page app never owns: their unknown addresses are plain 404s. */
-const RESERVED_PREFIXES = ['/api', '/static', '/assets', '/healthz', '/dev', '/sso'];
+/**
+ * Paths the single-page app never owns: their unknown addresses are plain 404s (JSON
+ * `notFound`), so a mistyped call or probe fails loudly instead of getting the page with a 200.
+ */
+const RESERVED_PREFIXES = [API_BASE, '/static', '/assets', HEALTH_PATH, LIVEZ_PATH, READYZ_PATH, METRICS_PATH, '/dev', SSO_BASE];
 
 function pathOf(url: string): string {
   const end = url.search(/[?#]/);

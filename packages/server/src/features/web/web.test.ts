@@ -1,8 +1,9 @@
 import { brotliCompressSync, brotliDecompressSync } from 'node:zlib';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DICTIONARY_ELEMENT_ID, InlineDictionary, RUNTIME_CONFIG_ELEMENT_ID, RuntimeConfig } from '@foyer/contract';
+import { fileURLToPath } from 'node:url';
+import { API_BASE, CALLS, DICTIONARY_ELEMENT_ID, InlineDictionary, RUNTIME_CONFIG_ELEMENT_ID, RuntimeConfig } from '@foyer/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, createTestDatabase, createTestUser, dbUnavailable, postSignIn, setCookie, type TestApp } from '../../../test/helpers.js';
 import type { Database } from '../../db/database.js';
@@ -19,6 +20,8 @@ const INDEX_HTML = `<!doctype html>
   <body><div id="root"></div></body>
 </html>
 `;
+
+const FAVICON = fileURLToPath(new URL('../../../../web/public/favicon.ico', import.meta.url));
 
 function scriptJson(html: string, id: string): unknown {
   const match = new RegExp(`<script type="application/json" id="${id}">(.*?)</script>`, 's').exec(html);
@@ -41,6 +44,7 @@ describe('isPagePath', () => {
     expect(isPagePath('/api/nothing')).toBe(false);
     expect(isPagePath('/static/lang/x')).toBe(false);
     expect(isPagePath('/healthz')).toBe(false);
+    for (const probe of ['/livez', '/readyz', '/metrics', '/readyz/x', '/dev/anything']) expect(isPagePath(probe), probe).toBe(false);
     expect(isPagePath('/sso/saml/x/acs')).toBe(false);
     expect(isPagePath('/assets/missing.js')).toBe(false);
     expect(isPagePath('/favicon.ico')).toBe(false);
@@ -60,6 +64,8 @@ describe.skipIf(dbUnavailable)('the web app', () => {
     await writeFile(join(webDist, 'assets', 'index-abc123.js'), 'console.log("app");');
     await writeFile(join(webDist, 'assets', 'index-abc123.js.br'), brotliCompressSync('console.log("app");'));
     await writeFile(join(webDist, 'favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg"/>');
+    // The web build's own icon (packages/web/public), as browsers and bookmark tools ask for it.
+    await copyFile(FAVICON, join(webDist, 'favicon.ico'));
     database = await createTestDatabase();
     // A flag override with markup in it would break out of the page if escaping failed.
     t = await createTestApp({ database, env: { WEB_DIST: webDist, RECAPTCHA_SITE_KEY: '</script><b>x' } });
@@ -126,6 +132,17 @@ describe.skipIf(dbUnavailable)('the web app', () => {
     expect(missing.json()).toEqual({ errorMessage: 'notFound' });
   });
 
+  it('answers /favicon.ico with the icon, not the app or a 404', async () => {
+    const response = await t.app.inject({ method: 'GET', url: '/favicon.ico' });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toMatch(/^image\/(x-icon|vnd\.microsoft\.icon)$/);
+    expect(response.headers['cache-control']).toBe('public, max-age=3600');
+    expect(response.rawPayload.equals(await readFile(FAVICON))).toBe(true);
+    // An ICO file: reserved 0, type 1 (icon), at least one image.
+    expect([...response.rawPayload.subarray(0, 4)]).toEqual([0, 0, 1, 0]);
+    expect(response.rawPayload.readUInt16LE(4)).toBeGreaterThan(0);
+  });
+
   it('sends the pre-compressed asset to a browser that accepts it, and the plain one otherwise', async () => {
     const compressed = await t.app.inject({ method: 'GET', url: '/assets/index-abc123.js', headers: { 'accept-encoding': 'br, gzip' } });
     expect(compressed.statusCode).toBe(200);
@@ -181,8 +198,10 @@ describe.skipIf(dbUnavailable)('the web app', () => {
 });
 
 describe.skipIf(dbUnavailable)('deployed environments', () => {
-  it('add HSTS for a year with subdomains, and a Secure parent-domain session cookie', async () => {
-    const t = await createTestApp({ env: { FOYER_ENV: 'prod', PUBLIC_URL: 'https://auth.foyer.app', ARGON2_MEMORY_KIB: '7168', ARGON2_TIME: '5' } });
+  it('add HSTS for a year with subdomains, and a Secure session cookie on the COOKIE_DOMAIN parent', async () => {
+    const t = await createTestApp({
+      env: { FOYER_ENV: 'prod', PUBLIC_URL: 'https://auth.foyer.app', COOKIE_DOMAIN: 'foyer.app', ARGON2_MEMORY_KIB: '7168', ARGON2_TIME: '5' },
+    });
     try {
       const response = await t.app.inject({ method: 'GET', url: '/healthz' });
       expect(response.headers['strict-transport-security']).toBe('max-age=31536000; includeSubDomains');
@@ -194,6 +213,48 @@ describe.skipIf(dbUnavailable)('deployed environments', () => {
       const account = await createTestUser(t);
       const signedIn = await postSignIn(t.app, account);
       expect(setCookie(signedIn, 'otter')).toMatchObject({ domain: 'foyer.app', secure: true, httpOnly: true, sameSite: 'Strict' });
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('never guess the parent domain: without COOKIE_DOMAIN the session cookie is host-only (decision 0018)', async () => {
+    // The last two labels would be `co.uk`, a public suffix every browser refuses.
+    const t = await createTestApp({
+      env: { FOYER_ENV: 'staging', PUBLIC_URL: 'https://auth.staging.example.co.uk', ARGON2_MEMORY_KIB: '7168', ARGON2_TIME: '5' },
+    });
+    try {
+      const account = await createTestUser(t);
+      const cookie = setCookie(await postSignIn(t.app, account), 'otter_staging');
+      expect(cookie).toMatchObject({ secure: true, httpOnly: true, sameSite: 'Strict' });
+      expect(cookie?.domain).toBeUndefined();
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('set and clear the session cookie on the same configured domain', async () => {
+    const env = {
+      FOYER_ENV: 'staging',
+      PUBLIC_URL: 'https://auth.staging.example.co.uk',
+      COOKIE_DOMAIN: 'staging.example.co.uk',
+      ARGON2_MEMORY_KIB: '7168',
+      ARGON2_TIME: '5',
+    };
+    const t = await createTestApp({ env });
+    try {
+      const account = await createTestUser(t);
+      const signedIn = await postSignIn(t.app, account);
+      const otter = setCookie(signedIn, 'otter_staging');
+      expect(otter).toMatchObject({ domain: 'staging.example.co.uk', secure: true });
+      const signOut = await t.app.inject({
+        method: 'POST',
+        url: API_BASE + CALLS.signout.path,
+        payload: {},
+        cookies: { otter_staging: otter?.value ?? '', 'XSRF-TOKEN': 'x'.repeat(43) },
+        headers: { 'X-XSRF-TOKEN': 'x'.repeat(43) },
+      });
+      expect(setCookie(signOut, 'otter_staging')).toMatchObject({ domain: 'staging.example.co.uk', value: '' });
     } finally {
       await t.close();
     }

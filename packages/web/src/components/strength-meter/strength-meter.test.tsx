@@ -51,7 +51,7 @@ describe('strength meter (spec §2, §5)', () => {
         <Field />
       </Providers>,
     );
-    const region = container.querySelector('[aria-live="polite"]');
+    const region = container.querySelector('.strength[aria-live="polite"]');
     expect(region).toHaveAttribute('aria-atomic', 'true');
     expect(region).toBeEmptyDOMElement();
     expect(screen.getByLabelText('Secret')).not.toHaveAttribute('aria-describedby');

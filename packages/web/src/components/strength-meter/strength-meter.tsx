@@ -61,7 +61,7 @@ export function StrengthMeter({ id, result }: { id: string; result: Strength | n
   );
 }
 
-export interface NewPasswordFieldProps extends Omit<TextFieldProps, 'type' | 'autoComplete' | 'describedBy' | 'onFocus'> {
+export interface NewPasswordFieldProps extends Omit<TextFieldProps, 'type' | 'autoComplete' | 'onFocus'> {
   strength: PasswordStrength;
 }
 
@@ -71,7 +71,7 @@ export interface NewPasswordFieldProps extends Omit<TextFieldProps, 'type' | 'au
  * manager, not on focus: the reset screen focuses its field on open, and a visitor who only looks
  * should not pay for it. Typing never waits for it; the meter appears once it has loaded.
  */
-export function NewPasswordField({ strength, value, onValueChange, ...field }: NewPasswordFieldProps) {
+export function NewPasswordField({ strength, value, onValueChange, describedBy, ...field }: NewPasswordFieldProps) {
   const meterId = useId();
   const result = value === '' ? null : strength.result;
   return (
@@ -85,8 +85,8 @@ export function NewPasswordField({ strength, value, onValueChange, ...field }: N
           strength.activate();
           onValueChange(next);
         }}
-        // The verdict describes the field once there is one.
-        describedBy={result === null ? undefined : meterId}
+        // The verdict describes the field once there is one, after whatever else does.
+        describedBy={[describedBy, result === null ? undefined : meterId].filter(Boolean).join(' ') || undefined}
       />
       <StrengthMeter id={meterId} result={result} />
     </div>

@@ -25,16 +25,23 @@ describe('forgot password form (spec §2, §5)', () => {
     expect(screen.getByRole('link', { name: "Don't have an account? Sign Up" })).toHaveAttribute('href', 'https://www.foyer.test/get-started');
   });
 
-  it('checks the email as it is typed; empty is neither valid nor invalid', async () => {
+  it('checks the email as it is typed for the button, and calls it invalid once the field is left', async () => {
     await openForgot();
     const user = userEvent.setup();
     const email = screen.getByLabelText('Email');
     const submit = screen.getByRole('button', { name: 'Email Reset Password Link' });
 
+    // Typing: no verdict yet on an address that is simply not finished.
     await user.type(email, 'ann');
+    expect(email).not.toHaveAttribute('aria-invalid');
+    expect(screen.queryByText('Email address is not valid')).not.toBeInTheDocument();
+    expect(submit).toBeDisabled();
+
+    // Left: now it is judged.
+    await user.tab();
     expect(email).toBeInvalid();
     expect(email).toHaveAccessibleDescription('Email address is not valid');
-    expect(submit).toBeDisabled();
+    await user.click(email);
 
     await user.type(email, '@example.com');
     expect(email).not.toBeInvalid();
@@ -45,6 +52,38 @@ describe('forgot password form (spec §2, §5)', () => {
     expect(email).not.toHaveAttribute('aria-invalid');
     expect(email).not.toHaveAccessibleDescription();
     expect(submit).toBeDisabled();
+
+    // Emptied, the next address starts unjudged again.
+    await user.type(email, 'b');
+    expect(email).not.toHaveAttribute('aria-invalid');
+  });
+
+  it('judges the email when Enter is pressed, though nothing can be sent', async () => {
+    const calls = stubFetch({});
+    await openForgot();
+    const user = userEvent.setup();
+    await user.type(screen.getByLabelText('Email'), 'ann@{Enter}');
+    expect(screen.getByLabelText('Email')).toBeInvalid();
+    expect(screen.getByLabelText('Email')).toHaveAccessibleDescription('Email address is not valid');
+    expect(calls).toEqual([]);
+  });
+
+  it('offers the way back to sign-in', async () => {
+    await openForgot();
+    expect(screen.getByRole('link', { name: 'Back to Sign In' })).toHaveAttribute('href', '/sign-in');
+  });
+});
+
+describe('an email of an organisation that requires SSO (spec §8)', () => {
+  it('keeps the spec text, says what it means for a reset, and points to SSO sign-in with the email', async () => {
+    stubFetch({ [FORGOT]: () => json(409, { errorMessage: 'ssoRequired' }) });
+    await openForgot();
+    const user = userEvent.setup();
+    await user.type(screen.getByLabelText('Email'), 'ann@acme.example{Enter}');
+    const alert = await screen.findByRole('alert');
+    expect(alert).toHaveTextContent('This email belongs to an organization with Single Sign-On (SSO) enabled, and cannot be used to sign up.');
+    expect(alert).toHaveTextContent('so there is no password to reset here. Sign in with your company’s SSO instead.');
+    expect(within(alert).getByRole('link', { name: 'Sign in with SSO' })).toHaveAttribute('href', '/sso-sign-in?email=ann%40acme.example');
   });
 });
 
@@ -72,7 +111,7 @@ describe('requesting the reset email (spec §4)', () => {
     await waitFor(() => expect(done).toHaveFocus());
     expect(screen.queryByRole('textbox')).not.toBeInTheDocument();
     expect(screen.queryByRole('button', { name: 'Email Reset Password Link' })).not.toBeInTheDocument();
-    expect(screen.getByRole('link', { name: 'Back to sign in' })).toHaveAttribute('href', '/sign-in');
+    expect(screen.getByRole('link', { name: 'Back to Sign In' })).toHaveAttribute('href', '/sign-in');
     expect(screen.getByRole('link', { name: "Don't have an account? Sign Up" })).toBeInTheDocument();
     expect(calls.map((call) => call.body)).toEqual([{ email: 'ann@example.com' }]);
   });
@@ -108,7 +147,9 @@ describe('forgot password errors (spec §8)', () => {
     await user.click(screen.getByRole('button', { name: 'Email Reset Password Link' }));
     const alert = await screen.findByRole('alert');
     expect(alert).toHaveTextContent(text);
-    expect(alert).toHaveFocus();
+    // The person goes on in the email field, which the announced alert describes.
+    await waitFor(() => expect(screen.getByLabelText('Email')).toHaveFocus());
+    expect(screen.getByLabelText('Email')).toHaveAccessibleDescription(expect.stringContaining(text));
     expect(screen.getByLabelText('Email')).toHaveValue('ann@example.com');
     expect(screen.getByRole('button', { name: 'Email Reset Password Link' })).toBeEnabled();
     expect(screen.queryByText(/We sent a reset email/)).not.toBeInTheDocument();

@@ -1,14 +1,17 @@
 import { MARKETING_PATHS, ROUTES, isValidEmail, type MessageKey } from '@foyer/contract/core';
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useId, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
 import { Link } from 'react-router';
 import { Alert } from '../../components/alert';
 import { Button } from '../../components/button';
 import { CardLayout } from '../../components/card-layout';
+import { ErrorText } from '../../components/error-text';
 import { TextField, type Validity } from '../../components/text-field';
 import { call, globalErrorKey, handleFailure, type FailureCode, type FailureHandlers } from '../../lib/api';
 import { botCheckToken, preloadBotCheck } from '../../lib/bot-check';
 import { useT } from '../../lib/i18n';
+import { useAfterPress } from '../../lib/form';
 import { marketingUrl } from '../../lib/marketing';
+import { withQuery } from '../../lib/redirect';
 import { useRuntimeConfig } from '../../lib/runtime-config';
 
 /**
@@ -34,13 +37,34 @@ export function ForgotPassword() {
   const [submitting, setSubmitting] = useState(false);
   const [done, setDone] = useState(false);
   const [failure, setFailure] = useState<MessageKey | null>(null);
+  // The address the failure was about: the SSO pointer carries it along.
+  const [failedEmail, setFailedEmail] = useState('');
+  const [failures, setFailures] = useState(0);
+  const [judged, setJudged] = useState(false);
+  const emailRef = useRef<HTMLInputElement>(null);
+  const failureId = useId();
+  const afterPress = useAfterPress();
 
   useEffect(() => preloadBotCheck(config.reCaptchaSiteKey), [config.reCaptchaSiteKey]);
 
-  // Spec §5: checked as typed; empty is neither valid nor invalid.
+  useEffect(() => {
+    // After a failure the person goes on in the email field (Enter there tries again); the field
+    // is described by the alert, which is also announced.
+    if (failures > 0) emailRef.current?.focus();
+  }, [failures]);
+
+  // Spec §5: checked as typed, which enables the button the moment the address is whole; empty
+  // is neither valid nor invalid. 'Not valid' is said only once the person has left the field or
+  // tried to send: on the first keystroke every address is still incomplete, and calling it
+  // invalid then only scolds.
   const trimmed = email.trim();
   const valid = isValidEmail(trimmed);
-  const validity: Validity | undefined = trimmed === '' ? undefined : valid ? 'success' : 'error';
+  const validity: Validity | undefined = trimmed === '' ? undefined : valid ? 'success' : judged ? 'error' : undefined;
+
+  const onFormKeyDown = (event: KeyboardEvent<HTMLFormElement>) => {
+    // Enter with the button disabled sends nothing (no implicit submission): it still judges.
+    if (event.key === 'Enter') setJudged(true);
+  };
 
   async function submit() {
     if (!valid || submitting) return;
@@ -53,6 +77,8 @@ export function ForgotPassword() {
       setDone(true);
     } else {
       setFailure(forgotFailure(result.code));
+      setFailedEmail(trimmed);
+      setFailures((count) => count + 1);
     }
     setSubmitting(false);
   }
@@ -91,11 +117,17 @@ export function ForgotPassword() {
     <CardLayout title={t('forgot.title')} footer={footer}>
       <p className="lead">{t('forgot.intro')}</p>
       {failure === null ? null : (
-        <Alert variant="error" focusOnShow>
-          <p>{t(failure)}</p>
+        <Alert id={failureId} variant="error">
+          <ErrorText messageKey={failure} />
+          {failure === 'error.ssoRequired' ? (
+            // Spec §8 keeps its sign-up wording here; this line says what it means for a reset.
+            <p>
+              {t('forgot.ssoRequiredNext')} <a href={withQuery(ROUTES.ssoSignIn, { email: failedEmail })}>{t('signIn.withSso')}</a>
+            </p>
+          ) : null}
         </Alert>
       )}
-      <form className="form" onSubmit={onSubmit} noValidate>
+      <form className="form" onSubmit={onSubmit} onKeyDown={onFormKeyDown} noValidate>
         <TextField
           label={t('common.email')}
           type="email"
@@ -104,7 +136,14 @@ export function ForgotPassword() {
           autoFocus
           required
           value={email}
-          onValueChange={setEmail}
+          onValueChange={(value) => {
+            setEmail(value);
+            // Emptied: the next address starts unjudged again.
+            if (value.trim() === '') setJudged(false);
+          }}
+          onBlur={() => afterPress(() => setJudged(true))}
+          inputRef={emailRef}
+          describedBy={failure === null ? undefined : failureId}
           disabled={submitting}
           validity={validity}
           message={validity === 'error' ? t('validation.emailInvalid') : undefined}
@@ -113,6 +152,9 @@ export function ForgotPassword() {
           {submitting ? t('forgot.submitting') : t('forgot.submit')}
         </Button>
       </form>
+      <Button variant="flat" block to={ROUTES.signIn}>
+        {t('common.backToSignIn')}
+      </Button>
     </CardLayout>
   );
 }

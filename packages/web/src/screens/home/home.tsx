@@ -3,8 +3,11 @@ import { useEffect, useState } from 'react';
 import { Alert } from '../../components/alert';
 import { Button } from '../../components/button';
 import { CardLayout, PageSpinner } from '../../components/card-layout';
+import { EmailText } from '../../components/email-text';
+import { ErrorText } from '../../components/error-text';
+import { fetchAnswer } from '../../lib/answers';
 import { call, globalErrorKey } from '../../lib/api';
-import { useT } from '../../lib/i18n';
+import { fillNodes, useT } from '../../lib/i18n';
 import { withQuery } from '../../lib/redirect';
 
 type SessionState = { status: 'loading' } | { status: 'ready'; user: SessionUser } | { status: 'failed'; key: MessageKey };
@@ -29,7 +32,7 @@ export function Home() {
 
   useEffect(() => {
     const controller = new AbortController();
-    void call('session', { signal: controller.signal }).then((result) => {
+    void fetchAnswer('session', { signal: controller.signal }).then((result) => {
       if (controller.signal.aborted) return;
       if (result.ok) setSession({ status: 'ready', user: result.data.user });
       else if (result.code === 'notSignedIn') window.location.replace(withQuery(ROUTES.signIn, { from: APP_ROUTES.home }));
@@ -57,7 +60,7 @@ export function Home() {
     return (
       <CardLayout title={t('common.errorTitle')}>
         <Alert variant="error">
-          <p>{t(session.key)}</p>
+          <ErrorText messageKey={session.key} />
         </Alert>
         <div className="stack">
           <Button
@@ -88,12 +91,12 @@ export function Home() {
         </span>
         <div className="profile-text">
           <p className="profile-name">{t('home.signedInAs', { name })}</p>
-          <p className="profile-email">{t('home.email', { email: user.email })}</p>
+          <p className="profile-email">{fillNodes(t('home.email'), { email: <EmailText email={user.email} /> })}</p>
         </div>
       </div>
       {signOutError === null ? null : (
         <Alert variant="error" focusOnShow>
-          <p>{t(signOutError)}</p>
+          <ErrorText messageKey={signOutError} />
         </Alert>
       )}
       <Button variant="outline" block loading={signingOut} onClick={() => void signOut()}>

@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto';
-import { screen, waitFor, within } from '@testing-library/react';
+import { render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { MemoryRouter } from 'react-router';
 import { loadEstimator } from '../../components/strength-meter/use-password-strength';
-import { deferred, json, renderApp, stubFetch } from '../../test/harness';
+import { deferred, json, Providers, renderApp, stubFetch } from '../../test/harness';
+import { ResetPasswordScreen } from './reset-password';
 
 const RESET = 'POST /api/account/resetPassword';
 const TOKEN = 'reset-token-0123456789abcdef';
@@ -88,8 +90,12 @@ describe('reset password errors (spec §8)', () => {
     await user.click(screen.getByRole('button', { name: 'Change Password' }));
     const alert = await screen.findByRole('alert');
     expect(alert).toHaveTextContent('You cannot use a previous password.');
-    expect(alert).toHaveFocus();
-    expect(screen.getByLabelText('New password')).toHaveValue(STRONG);
+    // The person goes on in the field, its text selected to retype; the alert describes it.
+    const field = screen.getByLabelText('New password');
+    await waitFor(() => expect(field).toHaveFocus());
+    expect(field).toHaveAccessibleDescription(expect.stringContaining('You cannot use a previous password.'));
+    expect(field).toHaveValue(STRONG);
+    expect((field as HTMLInputElement).selectionEnd).toBe(STRONG.length);
   });
 
   it.each([
@@ -105,6 +111,10 @@ describe('reset password errors (spec §8)', () => {
     const alert = await screen.findByRole('alert');
     expect(alert).toHaveTextContent('This link is invalid or has expired. Click here to get a new one.');
     expect(within(alert).getByRole('link', { name: 'Click here to get a new one.' })).toHaveAttribute('href', '/forgot-password');
+    // No password is chosen for a link that cannot take it: the form is gone, focus on the alert.
+    expect(screen.queryByLabelText('New password')).not.toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Change Password' })).not.toBeInTheDocument();
+    await waitFor(() => expect(alert).toHaveFocus());
   });
 
   it.each([
@@ -119,5 +129,27 @@ describe('reset password errors (spec §8)', () => {
     await user.click(screen.getByRole('button', { name: 'Change Password' }));
     expect(await screen.findByRole('alert')).toHaveTextContent(text);
     expect(screen.getByRole('button', { name: 'Change Password' })).toBeEnabled();
+  });
+});
+
+describe('password managers (decision 0020)', () => {
+  it('marks the field as a new password and, with no account known, adds no username', async () => {
+    await openReset();
+    expect(screen.getByLabelText('New password')).toHaveAttribute('autocomplete', 'new-password');
+    expect(document.querySelector('input[autocomplete="username"]')).toBeNull();
+  });
+
+  it("carries the account's email in a hidden username field once the screen knows it", () => {
+    const { container } = render(
+      <Providers>
+        <MemoryRouter>
+          <ResetPasswordScreen token={TOKEN} email="ann@example.com" />
+        </MemoryRouter>
+      </Providers>,
+    );
+    const username = container.querySelector('form input[autocomplete="username"]');
+    expect(username).toHaveValue('ann@example.com');
+    expect(username).not.toBeVisible();
+    expect(screen.getByLabelText('New password')).toHaveFocus();
   });
 });

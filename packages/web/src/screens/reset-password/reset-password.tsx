@@ -1,11 +1,13 @@
 import { ROUTES, type MessageKey } from '@foyer/contract/core';
-import { useState, type FormEvent } from 'react';
+import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { Link, useParams } from 'react-router';
 import { Alert } from '../../components/alert';
 import { Button } from '../../components/button';
 import { CardLayout } from '../../components/card-layout';
+import { ErrorText } from '../../components/error-text';
 import { NewPasswordField } from '../../components/strength-meter/strength-meter';
 import { personalInputs, usePasswordStrength } from '../../components/strength-meter/use-password-strength';
+import { UsernameHint } from '../../components/username-hint';
 import { call, globalErrorKey, handleFailure, type FailureCode, type FailureHandlers } from '../../lib/api';
 import { newPasswordError, useTouchedFields } from '../../lib/form';
 import { useT } from '../../lib/i18n';
@@ -34,14 +36,35 @@ function resetFailure(code: FailureCode): Outcome {
 }
 
 
-/** Spec §2, §4, §5: set a new password. idle → submitting → success (field cleared, form gone) or error. */
+/** `/reset-password/:token` (spec §2). */
 export function ResetPassword() {
-  const t = useT();
   const { token = '' } = useParams();
+  return <ResetPasswordScreen token={token} />;
+}
+
+/**
+ * Spec §2, §4, §5: set a new password. idle → submitting → success (field cleared, form gone) or
+ * error. `email`, the account's address, is given once the service tells the screen whose link it
+ * is; password managers then file the new password under it (UsernameHint).
+ */
+export function ResetPasswordScreen({ token, email }: { token: string; email?: string }) {
+  const t = useT();
   const [password, setPassword] = useState('');
   const [submitting, setSubmitting] = useState(false);
   const [outcome, setOutcome] = useState<Outcome | null>(null);
+  const [failures, setFailures] = useState(0);
+  const passwordRef = useRef<HTMLInputElement>(null);
+  const outcomeId = useId();
   const fields = useTouchedFields<'password'>();
+
+  useEffect(() => {
+    // A refused password (a previous one, or a failure worth another try): the person goes on in
+    // the field, its text selected to retype, described by the alert, which is also announced.
+    if (failures > 0) {
+      passwordRef.current?.focus();
+      passwordRef.current?.select();
+    }
+  }, [failures]);
   // The screen knows nothing about the person but the product they are in.
   const strength = usePasswordStrength(password, personalInputs({ productName: t('product.name') }));
   const error = newPasswordError(password, strength.result?.passes);
@@ -74,7 +97,9 @@ export function ResetPassword() {
       setPassword('');
       setOutcome({ kind: 'updated' });
     } else {
-      setOutcome(resetFailure(result.code));
+      const failure = resetFailure(result.code);
+      setOutcome(failure);
+      if (failure.kind === 'text') setFailures((count) => count + 1);
     }
     setSubmitting(false);
   }
@@ -95,26 +120,31 @@ export function ResetPassword() {
           </p>
         </Alert>
       ) : outcome.kind === 'deadLink' ? (
+        // The form is gone (below), so focus goes to what replaced it.
         <Alert variant="error" focusOnShow>
           <p>
             {t('error.resetLinkInvalid')} <Link to={ROUTES.forgotPassword}>{t('error.resetLinkGetNew')}</Link>
           </p>
         </Alert>
       ) : (
-        <Alert variant="error" focusOnShow>
-          <p>{t(outcome.key)}</p>
+        <Alert id={outcomeId} variant="error">
+          <ErrorText messageKey={outcome.key} />
         </Alert>
       )}
 
       {/* Spec §4: on success the field is cleared; the form goes too, since the link is spent
-          and a second 'Change Password' could only fail. */}
-      {outcome?.kind === 'updated' ? null : (
+          and a second 'Change Password' could only fail. A dead link takes it away as well: no
+          password is chosen for a link that cannot take it. */}
+      {outcome?.kind === 'updated' || outcome?.kind === 'deadLink' ? null : (
         <form className="form" onSubmit={onSubmit} noValidate>
+          <UsernameHint email={email} />
           <NewPasswordField
             label={t('common.newPassword')}
             name="password"
             autoFocus
             strength={strength}
+            inputRef={passwordRef}
+            describedBy={outcome?.kind === 'text' ? outcomeId : undefined}
             {...fields.fieldProps('password', password, setPassword, error, submitting)}
           />
           <Button type="submit" variant="strong" block loading={submitting}>

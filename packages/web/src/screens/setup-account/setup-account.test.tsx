@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto';
-import { screen, waitFor } from '@testing-library/react';
+import { render, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { MemoryRouter } from 'react-router';
 import { loadEstimator } from '../../components/strength-meter/use-password-strength';
-import { deferred, json, renderApp, stubFetch, stubLocation, type FetchHandler } from '../../test/harness';
+import { deferred, json, Providers, renderApp, stubFetch, stubLocation, type FetchHandler } from '../../test/harness';
+import { SetupForm } from './setup-form';
 
 const TOKEN = 'setup-token-0123456789abcdef';
 const FIELDS = `GET /api/account/setupAccount/fields/${TOKEN}`;
@@ -54,6 +56,33 @@ describe('the setup form (spec §2, §5)', () => {
     expect(screen.getByLabelText('Last name')).toBeInTheDocument();
     expect(screen.getByLabelText('Password')).toHaveAttribute('autocomplete', 'new-password');
     expect(screen.getByLabelText('(Optional) Let us show you around')).not.toBeRequired();
+    // The first field has focus; no username is offered while the screen does not know it.
+    expect(screen.getByLabelText('First name')).toHaveFocus();
+    expect(document.querySelector('input[autocomplete="username"]')).toBeNull();
+  });
+
+  it.each([
+    [['hashPassword', 'phoneNumber'], 'Password'],
+    [['lastName', 'hashPassword'], 'Last name'],
+  ])('with %j asked, focuses %s', async (fields, label) => {
+    stubSetup(() => json(200, { fields }));
+    await openForm();
+    await waitFor(() => expect(screen.getByLabelText(label)).toHaveFocus());
+  });
+
+  it("carries the account's email in a hidden username field once the screen knows it", () => {
+    const { container } = render(
+      <Providers>
+        <MemoryRouter>
+          <SetupForm token={TOKEN} asked={['hashPassword']} onDeadLink={() => undefined} email="ann@example.com" />
+        </MemoryRouter>
+      </Providers>,
+    );
+    const username = container.querySelector('form input[autocomplete="username"]');
+    expect(username).toHaveValue('ann@example.com');
+    expect(username).not.toBeVisible();
+    expect(screen.getByLabelText('Password')).toHaveAttribute('autocomplete', 'new-password');
+    expect(screen.getByLabelText('Password')).toHaveFocus();
   });
 
   it('asks only for the missing fields and checks only those', async () => {
@@ -155,9 +184,9 @@ describe('setup errors (spec §8)', () => {
     stubSetup(() => json(status, { errorMessage: code }));
     renderApp(`/setup-account/${TOKEN}`);
     expect(await screen.findByRole('alert')).toHaveTextContent(text);
-    expect(screen.getByRole('link', { name: 'Back to sign in' })).toHaveAttribute('href', '/sign-in');
+    expect(screen.getByRole('link', { name: 'Back to Sign In' })).toHaveAttribute('href', '/sign-in');
     expect(screen.queryByRole('button', { name: 'Complete Setup' })).not.toBeInTheDocument();
-    expect(screen.queryByRole('button', { name: 'Try again' })).not.toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Try Again' })).not.toBeInTheDocument();
   });
 
   it('any other failure on load is the unknown error, with a retry', async () => {
@@ -165,8 +194,8 @@ describe('setup errors (spec §8)', () => {
     stubSetup(() => answers.shift() ?? json(500, {}));
     renderApp(`/setup-account/${TOKEN}`);
     expect(await screen.findByRole('alert')).toHaveTextContent('An unknown error has occurred.');
-    expect(screen.getByRole('link', { name: 'Back to sign in' })).toBeInTheDocument();
-    await userEvent.setup().click(screen.getByRole('button', { name: 'Try again' }));
+    expect(screen.getByRole('link', { name: 'Back to Sign In' })).toBeInTheDocument();
+    await userEvent.setup().click(screen.getByRole('button', { name: 'Try Again' }));
     expect(await screen.findByLabelText('First name')).toBeInTheDocument();
   });
 
@@ -174,9 +203,12 @@ describe('setup errors (spec §8)', () => {
     stubSetup(() => json(200, { fields: ['firstName'] }), () => json(410, { errorMessage: 'tokenExpired' }));
     await openForm();
     await userEvent.setup().type(screen.getByLabelText('First name'), 'Ann{Enter}');
-    expect(await screen.findByRole('alert')).toHaveTextContent(EXPIRED);
+    const alert = await screen.findByRole('alert');
+    expect(alert).toHaveTextContent(EXPIRED);
     expect(screen.queryByLabelText('First name')).not.toBeInTheDocument();
-    expect(screen.getByRole('link', { name: 'Back to sign in' })).toBeInTheDocument();
+    // The form the person was in is gone: focus goes to what replaced it.
+    await waitFor(() => expect(alert).toHaveFocus());
+    expect(screen.getByRole('link', { name: 'Back to Sign In' })).toBeInTheDocument();
   });
 
   it.each([

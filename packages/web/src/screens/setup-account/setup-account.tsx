@@ -4,8 +4,9 @@ import { useParams, useSearchParams } from 'react-router';
 import { Alert } from '../../components/alert';
 import { Button } from '../../components/button';
 import { CardLayout } from '../../components/card-layout';
+import { ErrorText } from '../../components/error-text';
 import { Spinner } from '../../components/spinner';
-import { call } from '../../lib/api';
+import { fetchAnswer } from '../../lib/answers';
 import { useT } from '../../lib/i18n';
 import { useRuntimeConfig } from '../../lib/runtime-config';
 import { SetupForm } from './setup-form';
@@ -35,7 +36,7 @@ export function SetupAccount() {
     const controller = new AbortController();
     const { signal } = controller;
     void (async () => {
-      const result = await call('setupAccountFields', { params: { id: token }, signal });
+      const result = await fetchAnswer('setupAccountFields', { params: { id: token }, signal });
       if (signal.aborted) return;
       if (!result.ok) {
         setState({ status: 'failed', failure: setupFailure(result.code) });
@@ -72,8 +73,9 @@ export function SetupAccount() {
     const { failure } = state;
     return (
       <CardLayout title={title}>
-        <Alert variant="error">
-          <p>{t(failure.key)}</p>
+        {/* It may replace a form the person was in: focus goes to it rather than the page body. */}
+        <Alert variant="error" focusOnShow>
+          <ErrorText messageKey={failure.key} />
         </Alert>
         <div className="stack">
           {failure.deadLink ? null : (

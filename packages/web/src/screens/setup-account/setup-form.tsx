@@ -4,9 +4,11 @@ import { useSearchParams } from 'react-router';
 import { Alert } from '../../components/alert';
 import { Button } from '../../components/button';
 import { CardLayout } from '../../components/card-layout';
+import { ErrorText } from '../../components/error-text';
 import { NewPasswordField } from '../../components/strength-meter/strength-meter';
 import { personalInputs, usePasswordStrength } from '../../components/strength-meter/use-password-strength';
 import { TextField } from '../../components/text-field';
+import { UsernameHint } from '../../components/username-hint';
 import { FIELD_MAX_LENGTH, firstNameError, lastNameError, newPasswordError, useTouchedFields } from '../../lib/form';
 import { useT } from '../../lib/i18n';
 import { sha256Hex } from '../../lib/password-hash';
@@ -17,16 +19,20 @@ type CheckedField = 'firstName' | 'lastName' | 'password';
 
 /**
  * Spec §2, §5: the missing fields, and only those, validated with the spec's messages (the phone
- * is optional), then 'Complete Setup'.
+ * is optional), then 'Complete Setup'. The first of them has focus. `email`, the account's
+ * address, is given once the service tells the screen whose link it is; password managers then
+ * file the new password under it (UsernameHint).
  */
 export function SetupForm({
   token,
   asked,
   onDeadLink,
+  email,
 }: {
   token: string;
   asked: readonly SetupField[];
   onDeadLink: (failure: SetupFailure) => void;
+  email?: string;
 }) {
   const t = useT();
   const config = useRuntimeConfig();
@@ -38,6 +44,8 @@ export function SetupForm({
   const strength = usePasswordStrength(values.password, personalInputs({ names: [values.firstName, values.lastName], productName: t('product.name') }));
 
   const asks = (field: SetupField) => asked.includes(field);
+  // In the order the form shows them.
+  const first = (['firstName', 'lastName', 'hashPassword', 'phoneNumber'] as const).find(asks);
   const errors: Record<CheckedField, MessageKey | null> = {
     firstName: asks('firstName') ? firstNameError(values.firstName) : null,
     lastName: asks('lastName') ? lastNameError(values.lastName) : null,
@@ -102,6 +110,7 @@ export function SetupForm({
         label={t('common.firstName')}
         name="firstName"
         autoComplete="given-name"
+        autoFocus={first === 'firstName'}
         maxLength={FIELD_MAX_LENGTH.name}
         {...checked('firstName')}
       />
@@ -112,6 +121,7 @@ export function SetupForm({
         label={t('common.lastName')}
         name="lastName"
         autoComplete="family-name"
+        autoFocus={first === 'lastName'}
         maxLength={FIELD_MAX_LENGTH.name}
         {...checked('lastName')}
       />
@@ -123,18 +133,24 @@ export function SetupForm({
       <p className="lead">{t('setup.intro')}</p>
       {failure === null ? null : (
         <Alert variant="error" focusOnShow>
-          <p>{t(failure)}</p>
+          <ErrorText messageKey={failure} />
         </Alert>
       )}
       <form className="form" onSubmit={onSubmit} noValidate>
         {nameFields.length === 2 ? <div className="field-row">{nameFields}</div> : nameFields}
-        {asks('hashPassword') ? <NewPasswordField label={t('common.password')} name="password" strength={strength} {...checked('password')} /> : null}
+        {asks('hashPassword') ? (
+          <>
+            <UsernameHint email={email} />
+            <NewPasswordField label={t('common.password')} name="password" autoFocus={first === 'hashPassword'} strength={strength} {...checked('password')} />
+          </>
+        ) : null}
         {asks('phoneNumber') ? (
           <TextField
             label={t('common.phoneOptional')}
             type="tel"
             name="phone"
             autoComplete="tel"
+            autoFocus={first === 'phoneNumber'}
             maxLength={FIELD_MAX_LENGTH.phone}
             value={values.phone}
             onValueChange={set('phone')}

@@ -1,6 +1,7 @@
 import type { MessageKey, RuntimeConfig } from '@foyer/contract/core';
 import type { SETUP_FIELDS } from '@foyer/contract';
-import { call, globalErrorKey, handleFailure, type CallBody, type FailureCode, type FailureHandlers } from '../../lib/api';
+import { fetchAnswer } from '../../lib/answers';
+import { globalErrorKey, handleFailure, type CallBody, type FailureCode, type FailureHandlers } from '../../lib/api';
 import { attributionFromQuery, hubspotToken, marketingTest, planIntent } from '../../lib/attribution';
 import { allowedTarget } from '../../lib/redirect';
 import { deviceId } from '../../lib/storage';
@@ -55,7 +56,7 @@ export async function completeSetup(
     isMarketingTest: marketingTest(),
     ...answers,
   };
-  const result = await call('setupAccount', signal === undefined ? { body } : { body, signal });
+  const result = await fetchAnswer('setupAccount', signal === undefined ? { body } : { body, signal });
   if (!result.ok) return setupFailure(result.code);
   window.location.assign(allowedTarget(result.data.redirectUrl, config) ?? config.defaultHome);
   return null;

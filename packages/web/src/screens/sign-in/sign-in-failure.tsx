@@ -1,5 +1,6 @@
 import { ROUTES, type MessageKey } from '@foyer/contract/core';
 import { Alert } from '../../components/alert';
+import { ErrorText } from '../../components/error-text';
 import { globalErrorKey, handleFailure, type FailureCode, type FailureHandlers } from '../../lib/api';
 import { useT } from '../../lib/i18n';
 import { withQuery } from '../../lib/redirect';
@@ -32,17 +33,18 @@ export function signInFailure(code: FailureCode): SignInFailure {
   return handleFailure(code, SIGN_IN_HANDLERS, (other) => ({ kind: 'text', key: globalErrorKey(other) }));
 }
 
-export function SignInFailureAlert({ failure, from }: { failure: SignInFailure; from: string | null }) {
+/** Announced when it appears (role alert); focus stays in the form (sign-in.tsx). */
+export function SignInFailureAlert({ id, failure, from }: { id: string; failure: SignInFailure; from: string | null }) {
   const t = useT();
   if (failure.kind === 'text') {
     return (
-      <Alert variant="error" focusOnShow>
-        <p>{t(failure.key)}</p>
+      <Alert id={id} variant="error">
+        <ErrorText messageKey={failure.key} />
       </Alert>
     );
   }
   return (
-    <Alert variant="error" title={t('signIn.failure.title')} focusOnShow>
+    <Alert id={id} variant="error" title={t('signIn.failure.title')}>
       <ul className="alert-list">
         <li>{t('signIn.failure.noAccount')}</li>
         <li>

@@ -3,7 +3,7 @@ import { HASH_PASSWORD_PATTERN, RANDOM_ID_PATTERN } from '@foyer/contract/core';
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
-import { deferred, json, renderApp, stubFetch, stubLocation, TEST_CONFIG } from '../../test/harness';
+import { deferred, json, renderApp, SESSION, stubFetch, stubLocation, TEST_CONFIG } from '../../test/harness';
 
 const SIGN_IN = 'POST /api/account/signin';
 
@@ -15,6 +15,13 @@ function fields() {
   };
 }
 
+/** Opens sign-in and waits for its form, which shows once the session check says 'not signed in'. */
+async function openSignIn(...args: Parameters<typeof renderApp>) {
+  const result = renderApp(...args);
+  await screen.findByLabelText('Email');
+  return result;
+}
+
 async function fillAndSubmit(email = 'ann@example.com', password = 'correct horse') {
   const user = userEvent.setup();
   await user.type(screen.getByLabelText('Email'), email);
@@ -24,8 +31,8 @@ async function fillAndSubmit(email = 'ann@example.com', password = 'correct hors
 }
 
 describe('sign-in form (spec §2, §5)', () => {
-  it('shows the fields, the other ways in and the links', () => {
-    renderApp('/sign-in');
+  it('shows the fields, the other ways in and the links', async () => {
+    await openSignIn('/sign-in');
     expect(screen.getByRole('main')).toBeInTheDocument();
     expect(screen.getByRole('heading', { level: 1, name: 'Sign In' })).toBeInTheDocument();
     expect(screen.getByLabelText('Email')).toHaveAttribute('type', 'email');
@@ -36,19 +43,21 @@ describe('sign-in form (spec §2, §5)', () => {
     expect(screen.getByRole('link', { name: 'Sign in with SSO' })).toHaveAttribute('href', '/sso-sign-in');
     expect(screen.getByRole('link', { name: 'Continue with Google' })).toHaveAttribute('href', '/social-auth');
     expect(screen.getByRole('link', { name: 'Sign Up' })).toHaveAttribute('href', '/sign-up');
+    expect(screen.getByRole('button', { name: 'Show password' })).not.toHaveAttribute('aria-pressed');
     expect(screen.getByText("Don't have an account?", { exact: false })).toBeInTheDocument();
-    expect(screen.getByRole('link', { name: 'Forgot password?' })).toHaveAttribute('href', '/forgot-password');
+    expect(screen.getByRole('link', { name: 'Forgot Password?' })).toHaveAttribute('href', '/forgot-password');
     expect(screen.getByRole('img', { name: 'Foyer' })).toBeInTheDocument();
   });
 
-  it('keeps `from` on the SSO and Google links', () => {
-    renderApp('/sign-in?from=%2Fsettings');
+  it('keeps `from` on the SSO, Google and Sign Up links', async () => {
+    await openSignIn('/sign-in?from=%2Fsettings');
+    expect(screen.getByRole('link', { name: 'Sign Up' })).toHaveAttribute('href', '/sign-up?from=%2Fsettings');
     expect(screen.getByRole('link', { name: 'Sign in with SSO' })).toHaveAttribute('href', '/sso-sign-in?from=%2Fsettings');
     expect(screen.getByRole('link', { name: 'Continue with Google' })).toHaveAttribute('href', '/social-auth?from=%2Fsettings');
   });
 
   it('keeps Sign In disabled until both trimmed fields are filled', async () => {
-    renderApp('/sign-in');
+    await openSignIn('/sign-in');
     const user = userEvent.setup();
     const { email, password, submit } = fields();
     expect(submit).toBeDisabled();
@@ -65,7 +74,7 @@ describe('sign-in form (spec §2, §5)', () => {
   it('submits with Enter', async () => {
     const calls = stubFetch({ [SIGN_IN]: () => json(200, { otter: 'session' }) });
     stubLocation();
-    renderApp('/sign-in');
+    await openSignIn('/sign-in');
     const user = userEvent.setup();
     await user.type(screen.getByLabelText('Email'), 'ann@example.com');
     await user.type(screen.getByLabelText('Password'), 'secret-password{Enter}');
@@ -75,8 +84,8 @@ describe('sign-in form (spec §2, §5)', () => {
   it('shows the spinner and disables the inputs while submitting', async () => {
     const answer = deferred<Response>();
     stubFetch({ [SIGN_IN]: () => answer.promise });
-    const { assign } = stubLocation();
-    renderApp('/sign-in');
+    const { replace } = stubLocation();
+    await openSignIn('/sign-in');
     await fillAndSubmit();
 
     const busy = await screen.findByRole('button', { name: 'Signing in…' });
@@ -86,16 +95,16 @@ describe('sign-in form (spec §2, §5)', () => {
     expect(screen.getByLabelText('Password')).toBeDisabled();
 
     answer.resolve(json(200, { otter: 'session' }));
-    await waitFor(() => expect(assign).toHaveBeenCalledWith('/home'));
+    await waitFor(() => expect(replace).toHaveBeenCalledWith('/home'));
   });
 
   it('sends the trimmed email, the SHA-256 hex of the password and the device id, with the XSRF header', async () => {
     document.cookie = 'XSRF-TOKEN=xsrf-123';
     const calls = stubFetch({ [SIGN_IN]: () => json(200, { otter: 'session' }) });
-    const { assign } = stubLocation();
-    renderApp('/sign-in');
+    const { replace } = stubLocation();
+    await openSignIn('/sign-in');
     await fillAndSubmit('  ann@example.com ', ' pässwörd 1 ');
-    await waitFor(() => expect(assign).toHaveBeenCalled());
+    await waitFor(() => expect(replace).toHaveBeenCalled());
 
     const [request] = calls;
     const expectedHash = createHash('sha256').update(' pässwörd 1 ', 'utf8').digest('hex');
@@ -127,11 +136,16 @@ describe('sign-in errors (spec §8)', () => {
 
   it.each(cases)('%s shows its exact text', async (_name, answer, text) => {
     stubFetch({ [SIGN_IN]: answer });
-    renderApp('/sign-in');
+    await openSignIn('/sign-in');
     await fillAndSubmit();
     const alert = await screen.findByRole('alert');
     expect(alert).toHaveTextContent(text);
-    expect(alert).toHaveFocus();
+    // Focus is back in the password field, its text selected to retype; the alert describes it.
+    const password = screen.getByLabelText('Password');
+    await waitFor(() => expect(password).toHaveFocus());
+    expect(password).toHaveAccessibleDescription(expect.stringContaining(text));
+    expect((password as HTMLInputElement).selectionStart).toBe(0);
+    expect((password as HTMLInputElement).selectionEnd).toBe('correct horse'.length);
     // Back to the form, which works again.
     expect(screen.getByRole('button', { name: 'Sign In' })).toBeEnabled();
     expect(screen.getByLabelText('Password')).toBeEnabled();
@@ -139,24 +153,24 @@ describe('sign-in errors (spec §8)', () => {
 
   it.each(['invalidCredentials', 'invalidRequest'])('%s shows the list of reasons with both links', async (code) => {
     stubFetch({ [SIGN_IN]: () => json(code === 'invalidCredentials' ? 401 : 400, { errorMessage: code }) });
-    renderApp('/sign-in?from=%2Fsettings');
+    await openSignIn('/sign-in?from=%2Fsettings');
     await fillAndSubmit();
     const alert = await screen.findByRole('alert');
     expect(alert).toHaveTextContent("We couldn't sign you in. This can happen when:");
     const items = within(alert).getAllByRole('listitem');
     expect(items.map((item) => item.textContent)).toEqual([
       'There is no account for this email address.',
-      'The password is not right. Reset your password',
+      'The password is not right. Reset Your Password',
       'Your company signs you in with single sign-on (SSO). Sign in with SSO',
     ]);
-    expect(within(alert).getByRole('link', { name: 'Reset your password' })).toHaveAttribute('href', '/forgot-password');
+    expect(within(alert).getByRole('link', { name: 'Reset Your Password' })).toHaveAttribute('href', '/forgot-password');
     expect(within(alert).getByRole('link', { name: 'Sign in with SSO' })).toHaveAttribute('href', '/sso-sign-in?from=%2Fsettings');
   });
 
   it('clears the previous error when submitting again', async () => {
     const answers = [json(401, { errorMessage: 'invalidCredentials' }), json(423, { errorMessage: 'accountLocked' })];
     stubFetch({ [SIGN_IN]: () => answers.shift() ?? json(500, {}) });
-    renderApp('/sign-in');
+    await openSignIn('/sign-in');
     const user = await fillAndSubmit();
     expect(await screen.findByRole('alert')).toHaveTextContent('This can happen when');
     await user.click(screen.getByRole('button', { name: 'Sign In' }));
@@ -176,18 +190,18 @@ describe('where sign-in leads (spec §4, §5)', () => {
     ['http://localhost:3000/home?x=1', 'http://localhost:3000/home?x=1'],
   ])('from=%s goes to %s', async (from, expected) => {
     stubFetch({ [SIGN_IN]: () => json(200, { otter: 'session' }) });
-    const { assign } = stubLocation();
-    renderApp(`/sign-in?from=${encodeURIComponent(from)}`);
+    const { replace } = stubLocation();
+    await openSignIn(`/sign-in?from=${encodeURIComponent(from)}`);
     await fillAndSubmit();
-    await waitFor(() => expect(assign).toHaveBeenCalledWith(expected));
+    await waitFor(() => expect(replace).toHaveBeenCalledWith(expected));
   });
 
   it('goes to the configured default home without `from`', async () => {
     stubFetch({ [SIGN_IN]: () => json(200, { otter: 'session' }) });
-    const { assign } = stubLocation();
-    renderApp('/sign-in', { config: { ...TEST_CONFIG, defaultHome: 'https://app.foyer.test/' } });
+    const { replace } = stubLocation();
+    await openSignIn('/sign-in', { config: { ...TEST_CONFIG, defaultHome: 'https://app.foyer.test/' } });
     await fillAndSubmit();
-    await waitFor(() => expect(assign).toHaveBeenCalledWith('https://app.foyer.test/'));
+    await waitFor(() => expect(replace).toHaveBeenCalledWith('https://app.foyer.test/'));
   });
 
   it('forwards to SSO sign-in when SSO is preferred, keeping from and reason', () => {
@@ -207,23 +221,100 @@ describe('where sign-in leads (spec §4, §5)', () => {
     expect(replace).toHaveBeenCalledWith('/home');
     expect(screen.queryByLabelText('Email')).not.toBeInTheDocument();
   });
+
+  it('bounces once per forum-pending flag, so a stale flag with no session cannot loop', async () => {
+    localStorage.setItem('discoursePending', 'true');
+    const { replace } = stubLocation();
+    const first = renderApp('/sign-in');
+    expect(replace).toHaveBeenCalledWith('/home');
+    expect(localStorage.getItem('discoursePending')).toBeNull();
+    first.unmount();
+    // /home, signed out, sends the visitor back here: this time the form stays.
+    replace.mockClear();
+    await openSignIn('/sign-in?from=%2Fhome');
+    expect(replace).not.toHaveBeenCalledWith('/home');
+    expect(screen.getByLabelText('Email')).toBeInTheDocument();
+  });
 });
 
 describe('session expired notice (spec §8)', () => {
-  it('explains reason=sessionExpired', () => {
-    renderApp('/sign-in?reason=sessionExpired');
+  it('explains reason=sessionExpired', async () => {
+    await openSignIn('/sign-in?reason=sessionExpired');
     expect(screen.getByRole('status')).toHaveTextContent('Your session has expired. Please sign in again.');
   });
 
-  it('shows the stored flag once, then forgets it', () => {
+  it('shows the stored flag once, then forgets it', async () => {
     localStorage.setItem('sessionExpired', 'true');
-    renderApp('/sign-in');
+    await openSignIn('/sign-in');
     expect(screen.getByRole('status')).toHaveTextContent('Your session has expired. Please sign in again.');
     expect(localStorage.getItem('sessionExpired')).toBeNull();
   });
 
-  it('says nothing for other reasons', () => {
-    renderApp('/sign-in?reason=somethingElse');
+  it('says nothing for other reasons', async () => {
+    await openSignIn('/sign-in?reason=somethingElse');
     expect(screen.queryByRole('status')).not.toBeInTheDocument();
+  });
+});
+
+const SIGNED_IN = () => json(200, { user: { id: 'u-1', email: 'ann@example.com', firstName: 'Ann', lastName: 'Lee' }, expiresAt: '2030-01-01T00:00:00.000Z' });
+
+describe('signed in already (decision 0020)', () => {
+  it.each([
+    ['/sign-in', '/home'],
+    ['/sign-in?from=%2Fsettings', '/settings'],
+    ['/sign-in?from=https%3A%2F%2Fevil.example%2F', '/home'],
+    // Never back to sign-in or sign-up: that would go round in a loop.
+    ['/sign-in?from=%2Fsign-in', '/home'],
+    ['/sign-in?from=%2Fsign-up%3Fplan%3Dindividual', '/home'],
+  ])('%s goes on to %s without showing the form', async (path, expected) => {
+    const calls = stubFetch({ [SESSION]: SIGNED_IN });
+    const { replace } = stubLocation();
+    renderApp(path);
+    expect(screen.queryByLabelText('Email')).not.toBeInTheDocument();
+    await waitFor(() => expect(replace).toHaveBeenCalledWith(expected));
+    expect(calls.map((call) => `${call.method} ${call.url}`)).toEqual([SESSION]);
+    expect(screen.queryByLabelText('Email')).not.toBeInTheDocument();
+  });
+
+  it('shows the form when the session cannot be checked', async () => {
+    stubFetch({ [SESSION]: () => Promise.reject(new TypeError('Failed to fetch')) });
+    const { replace } = stubLocation();
+    renderApp('/sign-in');
+    expect(await screen.findByLabelText('Email')).toHaveFocus();
+    expect(replace).not.toHaveBeenCalled();
+  });
+
+  it('leaves sign-in out of the history after signing in, with the password cleared', async () => {
+    const answer = deferred<Response>();
+    stubFetch({ [SIGN_IN]: () => answer.promise });
+    const { replace } = stubLocation();
+    await openSignIn('/sign-in');
+    await fillAndSubmit();
+    answer.resolve(json(200, { otter: 'session' }));
+    await waitFor(() => expect(replace).toHaveBeenCalledWith('/home'));
+    expect(screen.getByLabelText('Password')).toHaveValue('');
+  });
+
+  it('asks again when the page comes back from the back-forward cache, and goes on', async () => {
+    let signedIn = false;
+    stubFetch({ [SESSION]: () => (signedIn ? SIGNED_IN() : json(401, { errorMessage: 'notSignedIn' })) });
+    const { replace } = stubLocation();
+    await openSignIn('/sign-in');
+    await userEvent.setup().type(screen.getByLabelText('Password'), 'typed before leaving');
+    signedIn = true;
+    window.dispatchEvent(new PageTransitionEvent('pageshow', { persisted: true }));
+    await waitFor(() => expect(replace).toHaveBeenCalledWith('/home'));
+    expect(screen.queryByLabelText('Password')).not.toBeInTheDocument();
+  });
+});
+
+describe('a failure says what to do next (spec §8)', () => {
+  it("'Network Error' comes with a second line", async () => {
+    stubFetch({ [SIGN_IN]: () => Promise.reject(new TypeError('Failed to fetch')) });
+    await openSignIn('/sign-in');
+    await fillAndSubmit();
+    const alert = await screen.findByRole('alert');
+    expect(within(alert).getByText('Network Error')).toBeInTheDocument();
+    expect(within(alert).getByText('Check your internet connection, then try again.')).toBeInTheDocument();
   });
 });

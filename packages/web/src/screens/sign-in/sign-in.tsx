@@ -1,5 +1,5 @@
 import { ROUTES, signInReady, type SIGN_IN_REASONS } from '@foyer/contract/core';
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { Alert } from '../../components/alert';
 import { Button } from '../../components/button';
 import { CardLayout, PageSpinner } from '../../components/card-layout';
@@ -9,8 +9,9 @@ import { call } from '../../lib/api';
 import { useT } from '../../lib/i18n';
 import { pageQuery } from '../../lib/page-query';
 import { sha256Hex } from '../../lib/password-hash';
-import { redirectTarget, withQuery } from '../../lib/redirect';
+import { withQuery } from '../../lib/redirect';
 import { useRuntimeConfig } from '../../lib/runtime-config';
+import { signedInTarget, useSignedInBounce } from '../../lib/signed-in';
 import { deviceId, isFlagSet, readItem, removeItem } from '../../lib/storage';
 import { SignInFailureAlert, signInFailure, type SignInFailure } from './sign-in-failure';
 
@@ -38,15 +39,42 @@ export function SignIn() {
     return null;
   });
   const [sessionExpired] = useState(() => reason === SESSION_EXPIRED || isFlagSet('sessionExpired'));
+  const session = useSignedInBounce(from, config, leaveFor === null);
 
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [submitting, setSubmitting] = useState(false);
   const [failure, setFailure] = useState<SignInFailure | null>(null);
+  const [failures, setFailures] = useState(0);
+  const passwordRef = useRef<HTMLInputElement>(null);
+  const failureId = useId();
+
+  useEffect(() => {
+    // After a failure the person goes on in the password field, its text selected to retype (and
+    // Enter there tries again); the field is described by the alert, which is also announced.
+    if (failures === 0) return;
+    passwordRef.current?.focus();
+    passwordRef.current?.select();
+  }, [failures]);
+
+  useEffect(() => {
+    // Back to a page kept in the back-forward cache: no password left in it, no spinner stuck.
+    const restored = (event: PageTransitionEvent) => {
+      if (!event.persisted) return;
+      setPassword('');
+      setSubmitting(false);
+    };
+    window.addEventListener('pageshow', restored);
+    return () => window.removeEventListener('pageshow', restored);
+  }, []);
 
   useEffect(() => {
     // replace: the way back skips this screen, which would only send the visitor off again.
-    if (leaveFor !== null) window.location.replace(leaveFor);
+    if (leaveFor === null) return;
+    // The forum-pending bounce happens once per flag: a stale flag with no session would
+    // otherwise send /home → /sign-in → /home forever (/home sends the signed-out to sign-in).
+    removeItem('discoursePending');
+    window.location.replace(leaveFor);
   }, [leaveFor]);
 
   useEffect(() => {
@@ -55,6 +83,7 @@ export function SignIn() {
   }, [sessionExpired]);
 
   if (leaveFor !== null) return <PageSpinner />;
+  if (session === 'checking') return <PageSpinner delayed />;
 
   const ready = signInReady(email, password);
 
@@ -68,16 +97,21 @@ export function SignIn() {
     } catch {
       setFailure(signInFailure('unexpectedError'));
       setSubmitting(false);
+      setFailures((count) => count + 1);
       return;
     }
     const result = await call('signin', { body: { email: email.trim(), hashPassword, deviceId: deviceId() } });
     if (result.ok) {
-      // The session cookie is already set (HttpOnly); leave the app with the spinner still on.
-      window.location.assign(redirectTarget(from, config));
+      // The session cookie is already set (HttpOnly). The password leaves the page's memory, and
+      // sign-in leaves the history: Back from where the person lands must not show the form
+      // again, filled or not (and a fresh sign-in page would only send them on).
+      setPassword('');
+      window.location.replace(signedInTarget(from, config));
       return;
     }
     setFailure(signInFailure(result.code));
     setSubmitting(false);
+    setFailures((count) => count + 1);
   }
 
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
@@ -90,12 +124,12 @@ export function SignIn() {
       title={t('signIn.title')}
       footer={
         <p>
-          {t('signIn.noAccount')} <a href={ROUTES.signUp}>{t('signIn.signUpLink')}</a>
+          {t('signIn.noAccount')} <a href={withQuery(ROUTES.signUp, { from })}>{t('signIn.signUpLink')}</a>
         </p>
       }
     >
       {failure !== null ? (
-        <SignInFailureAlert failure={failure} from={from} />
+        <SignInFailureAlert id={failureId} failure={failure} from={from} />
       ) : sessionExpired ? (
         <Alert variant="info">
           <p>{t('signIn.sessionExpired')}</p>
@@ -123,6 +157,8 @@ export function SignIn() {
             name="password"
             autoComplete="current-password"
             required
+            inputRef={passwordRef}
+            describedBy={failure === null ? undefined : failureId}
             value={password}
             onValueChange={setPassword}
             disabled={submitting}

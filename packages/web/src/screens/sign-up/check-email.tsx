@@ -3,6 +3,8 @@ import { useEffect, useRef, useState } from 'react';
 import { Alert } from '../../components/alert';
 import { Button } from '../../components/button';
 import { CardLayout } from '../../components/card-layout';
+import { EmailText } from '../../components/email-text';
+import { ErrorText } from '../../components/error-text';
 import { SuccessIcon } from '../../components/icons';
 import { call, globalErrorKey } from '../../lib/api';
 import { fillNodes, useT } from '../../lib/i18n';
@@ -39,11 +41,11 @@ export function CheckEmail({ email, userId, onStartOver }: { email: string; user
 
   return (
     <CardLayout title={t('signUp.checkEmailTitle')} focusHeading>
-      <p className="lead">{fillNodes(t('signUp.checkEmailBody'), { email: <strong className="email">{email}</strong> })}</p>
+      <p className="lead">{fillNodes(t('signUp.checkEmailBody'), { email: <strong><EmailText email={email} /></strong> })}</p>
 
       {failure === null ? null : (
         <Alert variant="error" focusOnShow>
-          <p>{t(failure)}</p>
+          <ErrorText messageKey={failure} />
         </Alert>
       )}
 

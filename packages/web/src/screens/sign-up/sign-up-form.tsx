@@ -1,15 +1,16 @@
 import { MARKETING_PATHS, ROUTES, SIGNUP_SOURCES, type MessageKey } from '@foyer/contract/core';
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { Alert } from '../../components/alert';
 import { Button } from '../../components/button';
 import { CardLayout } from '../../components/card-layout';
+import { ErrorText } from '../../components/error-text';
 import { ExternalLink } from '../../components/external-link';
 import { GoogleIcon } from '../../components/icons';
 import { NewPasswordField } from '../../components/strength-meter/strength-meter';
 import { personalInputs, usePasswordStrength } from '../../components/strength-meter/use-password-strength';
 import { TextField } from '../../components/text-field';
-import { call } from '../../lib/api';
+import { fetchAnswer } from '../../lib/answers';
 import { botCheckToken, preloadBotCheck } from '../../lib/bot-check';
 import {
   emailError,
@@ -43,6 +44,9 @@ export function SignUpForm({ onSignedUp }: { onSignedUp: (signedUp: SignedUp) =>
   const [values, setValues] = useState(EMPTY);
   const [submitting, setSubmitting] = useState(false);
   const [failure, setFailure] = useState<MessageKey | null>(null);
+  const [failures, setFailures] = useState(0);
+  const emailRef = useRef<HTMLInputElement>(null);
+  const failureId = useId();
   const fields = useTouchedFields<CheckedField>();
   const strength = usePasswordStrength(
     values.password,
@@ -50,6 +54,12 @@ export function SignUpForm({ onSignedUp }: { onSignedUp: (signedUp: SignedUp) =>
   );
 
   useEffect(() => preloadBotCheck(config.reCaptchaSiteKey), [config.reCaptchaSiteKey]);
+
+  useEffect(() => {
+    // The service's refusals are about the address (ssoRequired) or ask for another try: the
+    // person goes on in the email field, described by the alert, which is also announced.
+    if (failures > 0) emailRef.current?.focus();
+  }, [failures]);
 
   const errors: Record<CheckedField, MessageKey | null> = {
     firstName: firstNameError(values.firstName),
@@ -83,11 +93,12 @@ export function SignUpForm({ onSignedUp }: { onSignedUp: (signedUp: SignedUp) =>
     } catch {
       setFailure('error.unexpected');
       setSubmitting(false);
+      setFailures((count) => count + 1);
       return;
     }
     const reCaptchaToken = await botCheckToken(config.reCaptchaSiteKey, 'signup');
     const body = signUpBody(values, { hashPassword, reCaptchaToken }, params, config);
-    const result = await call('signup', { body });
+    const result = await fetchAnswer('signup', { body });
     if (result.ok) {
       // Spec §4: a server-given address (checked against the allow-list), else 'Check Your Email'.
       const next = allowedTarget(result.data.redirectUrl, config);
@@ -97,6 +108,7 @@ export function SignUpForm({ onSignedUp }: { onSignedUp: (signedUp: SignedUp) =>
     }
     setFailure(signUpFailure(result.code));
     setSubmitting(false);
+    setFailures((count) => count + 1);
   }
 
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
@@ -119,8 +131,8 @@ export function SignUpForm({ onSignedUp }: { onSignedUp: (signedUp: SignedUp) =>
       }
     >
       {failure === null ? null : (
-        <Alert variant="error" focusOnShow>
-          <p>{t(failure)}</p>
+        <Alert id={failureId} variant="error">
+          <ErrorText messageKey={failure} />
         </Alert>
       )}
 
@@ -148,6 +160,8 @@ export function SignUpForm({ onSignedUp }: { onSignedUp: (signedUp: SignedUp) =>
           type="email"
           name="email"
           autoComplete="email"
+          inputRef={emailRef}
+          describedBy={failure === null ? undefined : failureId}
           {...checked('email')}
         />
         <NewPasswordField

@@ -1,10 +1,11 @@
 import { MARKETING_PATHS } from '@foyer/contract/core';
 import { useEffect, useState } from 'react';
-import { useLocation } from 'react-router';
+import { useLocation, useSearchParams } from 'react-router';
 import { PageSpinner } from '../../components/card-layout';
 import { marketingUrl } from '../../lib/marketing';
 import { useRuntimeConfig } from '../../lib/runtime-config';
-import { readItem } from '../../lib/storage';
+import { useSignedInBounce } from '../../lib/signed-in';
+import { readItem, removeItem } from '../../lib/storage';
 import { CheckEmail } from './check-email';
 import { SignUpForm, type SignedUp } from './sign-up-form';
 
@@ -25,10 +26,14 @@ export function SignUpOld() {
 function SignUpScreen({ marketingInProduction }: { marketingInProduction: boolean }) {
   const config = useRuntimeConfig();
   const { search } = useLocation();
+  const [params] = useSearchParams();
+  // Spec §4: while a forum sign-in is pending, sign-up bounces to the default home page.
+  const [pending] = useState(() => readItem('discoursePending') !== null);
+  // Someone already signed in goes on instead, before any trip to the marketing site.
+  const session = useSignedInBounce(params.get('from'), config, !pending);
   // Decided once, when the screen opens.
   const [leaveFor] = useState(() => {
-    // Spec §4: while a forum sign-in is pending, sign-up bounces to the default home page.
-    if (readItem('discoursePending') !== null) return config.defaultHome;
+    if (pending) return config.defaultHome;
     // The query (plan, attribution, signupSource) goes along to the marketing site.
     if (marketingInProduction && config.env === 'prod') return marketingUrl(config, MARKETING_PATHS.getStarted, search);
     return undefined;
@@ -36,9 +41,13 @@ function SignUpScreen({ marketingInProduction }: { marketingInProduction: boolea
   const [signedUp, setSignedUp] = useState<SignedUp | null>(null);
 
   useEffect(() => {
-    if (leaveFor !== undefined) window.location.replace(leaveFor);
-  }, [leaveFor]);
+    if (leaveFor === undefined || session !== 'signedOut') return;
+    // Once per flag, as on sign-in: a stale forum-pending flag must not bounce forever.
+    if (pending) removeItem('discoursePending');
+    window.location.replace(leaveFor);
+  }, [leaveFor, session, pending]);
 
+  if (session === 'checking') return <PageSpinner delayed />;
   if (leaveFor !== undefined) return <PageSpinner />;
   if (signedUp !== null) return <CheckEmail {...signedUp} onStartOver={() => setSignedUp(null)} />;
   return <SignUpForm onSignedUp={setSignedUp} />;

@@ -1,0 +1,25 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { callRoute } from '../../lib/call-route.js';
+import { requestMeta } from '../audit/audit.service.js';
+import { requireSession } from '../sessions/sessions.http.js';
+import { agreeToTerms, answerDiscourseSso } from './community.service.js';
+
+/**
+ * Spec §7 `community/discourseSso` and `community/termsAgreed` (decision 0021): Foyer as the
+ * forum's DiscourseConnect provider. The credentials are the session cookie (the web app) or
+ * `Authorization: Bearer` with a session or device token (native clients), with `X-DeviceId`.
+ */
+export const communityRoutes: FastifyPluginAsyncZod = async (app) => {
+  callRoute(app, 'discourseSso', {
+    summary: 'Answers a DiscourseConnect request of the community forum for the signed-in account',
+    handler: async (request) => answerDiscourseSso(app, { ...request.body, session: () => requireSession(app, request) }, requestMeta(request)),
+  });
+
+  callRoute(app, 'termsAgreed', {
+    summary: 'Records that the signed-in account accepted the current community terms',
+    handler: async (request) => {
+      await agreeToTerms(app, await requireSession(app, request), requestMeta(request));
+      return {};
+    },
+  });
+};

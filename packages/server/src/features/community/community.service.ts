@@ -1,0 +1,119 @@
+import type { Deps } from '../../deps.js';
+import { sha256Hex } from '../../lib/crypto.js';
+import { AppError } from '../../lib/errors.js';
+import { inTransaction, unitOfWork } from '../../lib/unit-of-work.js';
+import { recordAudit, type RequestMeta } from '../audit/audit.service.js';
+import type { ActiveSession } from '../sessions/sessions.service.js';
+import { findUserById, type UserRow } from '../users/users.repo.js';
+import { claimNonce, deleteExpiredNonces, hasAgreedToTerms, insertTermsAgreement } from './community.repo.js';
+import { answerQuery, answerUrl, readRequest, signAnswer, type Assertion } from './discourse-connect.js';
+
+/**
+ * Discourse keeps a nonce 10 minutes; Foyer remembers the ones it answered for a day, well past
+ * the time Discourse would still accept an answer carrying one.
+ */
+const NONCE_MEMORY_MS = 24 * 60 * 60 * 1000;
+
+interface Forum {
+  secret: string;
+  origin: string;
+}
+
+/** The forum this deployment serves, or notFound when forum sign-in is not configured. */
+function forumOf(deps: Pick<Deps, 'config'>): Forum {
+  const secret = deps.config.discourseConnectSecret;
+  const community = deps.config.serverUrls.community;
+  if (secret === undefined || community === undefined) throw new AppError('notFound');
+  return { secret, origin: new URL(community).origin };
+}
+
+/** Only the configured forum may receive an answer: anything else would hand a signed identity to a stranger. */
+function onForum(returnSsoUrl: string, forum: Forum): boolean {
+  try {
+    const url = new URL(returnSsoUrl);
+    return url.origin === forum.origin && url.username === '' && url.password === '';
+  } catch {
+    return false;
+  }
+}
+
+/** A username Discourse accepts as a suggestion: 3 to 20 of [A-Za-z0-9_], from the names or the email. */
+export function suggestedUsername(user: Pick<UserRow, 'first_name' | 'last_name' | 'email'>): string {
+  const clean = (value: string) =>
+    value
+      .normalize('NFKD')
+      .replace(/[^A-Za-z0-9_]/g, '')
+      .slice(0, 20);
+  const fromNames = clean(`${user.first_name ?? ''}${user.last_name ?? ''}`);
+  if (fromNames.length >= 3) return fromNames;
+  const fromEmail = clean(user.email.split('@')[0] ?? '');
+  return fromEmail.length >= 3 ? fromEmail : `member${fromEmail}`;
+}
+
+export interface DiscourseSsoAnswer {
+  termsAgreed: boolean;
+  redirectUrl: string;
+}
+
+/**
+ * Spec §7 `community/discourseSso` (decision 0021). The payload is checked before the session, so a
+ * forged or foreign request is refused whoever sends it. Without the current terms accepted the
+ * answer is `termsAgreed: false` with no address and the nonce stays unanswered: the page sends
+ * the person to the terms and comes back with the same payload.
+ */
+export async function answerDiscourseSso(
+  deps: Deps,
+  input: { ssoPayload: string; signature: string; session: () => Promise<ActiveSession> },
+  meta: RequestMeta,
+): Promise<DiscourseSsoAnswer> {
+  const forum = forumOf(deps);
+  const request = readRequest(forum.secret, input.ssoPayload, input.signature);
+  if (request === undefined || !onForum(request.returnSsoUrl, forum)) {
+    await recordAudit(unitOfWork(deps), { type: 'community.refused', meta, detail: { reason: request === undefined ? 'signature' : 'returnUrl' } });
+    throw new AppError('invalidSsoPayload');
+  }
+  const session = await input.session();
+  const user = await findUserById(deps.db, session.userId);
+  if (user === undefined) throw new AppError('notSignedIn');
+  if (!(await hasAgreedToTerms(deps.db, user.id, deps.config.communityTermsVersion))) return { termsAgreed: false, redirectUrl: '' };
+
+  const answer = await inTransaction(deps, async (uow) => {
+    await deleteExpiredNonces(uow.db, uow.now);
+    const claimed = await claimNonce(uow.db, {
+      id: sha256Hex(request.nonce),
+      user_id: user.id,
+      answered_at: uow.now,
+      expires_at: uow.now + NONCE_MEMORY_MS,
+    });
+    if (!claimed) return undefined;
+    const verified = user.email_verified_at !== null;
+    const assertion: Assertion = {
+      nonce: request.nonce,
+      email: user.email,
+      // The account's stable id: an email can change, and Discourse links accounts by this.
+      externalId: user.id,
+      username: suggestedUsername(user),
+      name: [user.first_name, user.last_name].filter((part) => part !== null && part !== '').join(' '),
+      // An address nobody proved is never asserted as verified: Discourse then mails it itself.
+      requireActivation: !verified,
+    };
+    await recordAudit(uow, { type: 'community.signin', meta, userId: user.id, emailKey: user.email_key, detail: { emailVerified: verified } });
+    return { termsAgreed: true, redirectUrl: answerUrl(request.returnSsoUrl, signAnswer(forum.secret, answerQuery(assertion))) };
+  });
+  if (answer === undefined) {
+    // A replayed nonce: someone presents a request that was already answered (a copied link).
+    await recordAudit(unitOfWork(deps), { type: 'community.refused', meta, userId: user.id, detail: { reason: 'nonceReplayed' } });
+    throw new AppError('invalidSsoPayload');
+  }
+  return answer;
+}
+
+/** Spec §7 `community/termsAgreed`: the account accepted the current community terms, recorded with the time and version. */
+export async function agreeToTerms(deps: Deps, session: ActiveSession, meta: RequestMeta): Promise<void> {
+  forumOf(deps);
+  const version = deps.config.communityTermsVersion;
+  await inTransaction(deps, async (uow) => {
+    await insertTermsAgreement(uow.db, { user_id: session.userId, terms_version: version, agreed_at: uow.now });
+    await recordAudit(uow, { type: 'community.termsAgreed', meta, userId: session.userId, detail: { termsVersion: version } });
+  });
+}

@@ -1,0 +1,144 @@
+import { describe, expect, it } from 'vitest';
+import { postJson } from '../../../test/account-entry.js';
+import { DISCOURSE_SSO_URL, FORUM_ENV, FORUM_RETURN, TERMS_AGREED_URL, forumAnswer, forumRequest, postWithToken } from '../../../test/community.js';
+import { createTestUser, dbUnavailable, newDeviceId, signIn, testConfig, useTestApp, type TestApp } from '../../../test/helpers.js';
+
+async function signedInMember(t: TestApp, options: { verified?: boolean; agreed?: boolean } = {}) {
+  const member = await createTestUser(t, { verified: true });
+  const { otter, deviceId } = await signIn(t.app, member);
+  if (options.verified === false) await t.db.updateTable('users').set({ email_verified_at: null }).where('id', '=', member.user.id).execute();
+  if (options.agreed !== false) expect((await postWithToken(t, TERMS_AGREED_URL, {}, otter, deviceId)).statusCode).toBe(200);
+  return { ...member, otter, deviceId };
+}
+
+describe.skipIf(dbUnavailable)('community/discourseSso (decision 0021)', () => {
+  const t = useTestApp({ env: FORUM_ENV });
+
+  it('answers a signed request with a signed payload for the account, never roles or groups', async () => {
+    const member = await signedInMember(t);
+    const request = forumRequest();
+    const response = await postWithToken(t, DISCOURSE_SSO_URL, request, member.otter, member.deviceId);
+    expect(response.statusCode).toBe(200);
+    const body = response.json<{ termsAgreed: boolean; redirectUrl: string }>();
+    expect(body.termsAgreed).toBe(true);
+    const { returnTo, fields } = forumAnswer(body.redirectUrl);
+    expect(returnTo).toBe(FORUM_RETURN);
+    expect(Object.fromEntries(fields)).toEqual({
+      nonce: request.nonce,
+      name: 'Ada Lovelace',
+      username: 'AdaLovelace',
+      email: member.email,
+      external_id: member.user.id,
+      require_activation: 'false',
+    });
+    for (const key of ['admin', 'moderator', 'add_groups', 'remove_groups', 'groups']) expect(fields.has(key)).toBe(false);
+    const audit = await t.db
+      .selectFrom('audit_events')
+      .select('type')
+      .where('user_id', '=', member.user.id)
+      .where('type', '=', 'community.signin')
+      .execute();
+    expect(audit).toHaveLength(1);
+  });
+
+  it('answers a nonce once', async () => {
+    const member = await signedInMember(t);
+    const request = forumRequest();
+    expect((await postWithToken(t, DISCOURSE_SSO_URL, request, member.otter, member.deviceId)).statusCode).toBe(200);
+    const again = await postWithToken(t, DISCOURSE_SSO_URL, request, member.otter, member.deviceId);
+    expect(again.statusCode).toBe(400);
+    expect(again.json()).toEqual({ errorMessage: 'invalidSsoPayload' });
+    const racing = forumRequest();
+    const answers = await Promise.all([0, 1, 2].map(() => postWithToken(t, DISCOURSE_SSO_URL, racing, member.otter, member.deviceId)));
+    expect(answers.map((answer) => answer.statusCode).sort()).toEqual([200, 400, 400]);
+  });
+
+  it('refuses a tampered payload, a wrong secret, foreign characters and a foreign return_sso_url', async () => {
+    const member = await signedInMember(t);
+    const good = forumRequest();
+    const tampered = { ...good, ssoPayload: Buffer.from(`nonce=${good.nonce}&return_sso_url=https%3A%2F%2Fevil.example%2F`).toString('base64') };
+    const wrongSecret = forumRequest({ secret: 'not-the-forum-secret' });
+    const foreignCharacters = { ...good, ssoPayload: `${good.ssoPayload}%` };
+    const foreignReturn = forumRequest({ returnSsoUrl: 'https://forum.example.com.evil.example/session/sso_login' });
+    const otherScheme = forumRequest({ returnSsoUrl: 'http://forum.example.com/session/sso_login' });
+    for (const request of [tampered, wrongSecret, foreignCharacters, foreignReturn, otherScheme]) {
+      const response = await postWithToken(t, DISCOURSE_SSO_URL, request, member.otter, member.deviceId);
+      expect(response.statusCode).toBe(400);
+      expect(response.json()).toEqual({ errorMessage: 'invalidSsoPayload' });
+    }
+    // Checked before the session: a forged request is refused for a signed-out browser too.
+    expect((await postJson(t, DISCOURSE_SSO_URL, wrongSecret)).json()).toEqual({ errorMessage: 'invalidSsoPayload' });
+  });
+
+  it('answers 401 without a session, and for a deactivated account', async () => {
+    expect((await postJson(t, DISCOURSE_SSO_URL, forumRequest())).statusCode).toBe(401);
+    const member = await signedInMember(t);
+    await t.db.updateTable('users').set({ deactivated_at: t.clock.now() }).where('id', '=', member.user.id).execute();
+    const response = await postWithToken(t, DISCOURSE_SSO_URL, forumRequest(), member.otter, member.deviceId);
+    expect(response.statusCode).toBe(401);
+    expect(response.json()).toEqual({ errorMessage: 'notSignedIn' });
+    // The session is bound to its device: the token from another device does not count.
+    const other = await signedInMember(t);
+    expect((await postWithToken(t, DISCOURSE_SSO_URL, forumRequest(), other.otter, newDeviceId())).statusCode).toBe(401);
+  });
+
+  it('never asserts an unverified address as verified', async () => {
+    const member = await signedInMember(t, { verified: false });
+    const response = await postWithToken(t, DISCOURSE_SSO_URL, forumRequest(), member.otter, member.deviceId);
+    const { fields } = forumAnswer(response.json<{ redirectUrl: string }>().redirectUrl);
+    expect(fields.get('require_activation')).toBe('true');
+  });
+
+  it('answers termsAgreed false without an address until the terms are accepted, and keeps the nonce for then', async () => {
+    const member = await signedInMember(t, { agreed: false });
+    const request = forumRequest();
+    const first = await postWithToken(t, DISCOURSE_SSO_URL, request, member.otter, member.deviceId);
+    expect(first.json()).toEqual({ termsAgreed: false, redirectUrl: '' });
+
+    const agreed = await postWithToken(t, TERMS_AGREED_URL, {}, member.otter, member.deviceId);
+    expect(agreed.statusCode).toBe(200);
+    const audit = await t.db
+      .selectFrom('audit_events')
+      .selectAll()
+      .where('user_id', '=', member.user.id)
+      .where('type', '=', 'community.termsAgreed')
+      .executeTakeFirstOrThrow();
+    expect(audit.at).toBe(t.clock.now());
+    expect(JSON.parse(audit.detail ?? '{}')).toEqual({ termsVersion: '1' });
+
+    const second = await postWithToken(t, DISCOURSE_SSO_URL, request, member.otter, member.deviceId);
+    expect(second.json<{ termsAgreed: boolean }>().termsAgreed).toBe(true);
+  });
+
+  it('asks again when the terms version changes', async () => {
+    const member = await signedInMember(t);
+    t.config.communityTermsVersion = '2';
+    const response = await postWithToken(t, DISCOURSE_SSO_URL, forumRequest(), member.otter, member.deviceId);
+    expect(response.json()).toEqual({ termsAgreed: false, redirectUrl: '' });
+  });
+
+  it('refuses termsAgreed without a session', async () => {
+    expect((await postJson(t, TERMS_AGREED_URL, {})).json()).toEqual({ errorMessage: 'notSignedIn' });
+  });
+});
+
+describe.skipIf(dbUnavailable)('community calls while forum sign-in is not configured', () => {
+  const t = useTestApp();
+
+  it('answers notFound', async () => {
+    const member = await createTestUser(t);
+    const { otter, deviceId } = await signIn(t.app, member);
+    expect((await postWithToken(t, DISCOURSE_SSO_URL, forumRequest(), otter, deviceId)).json()).toEqual({ errorMessage: 'notFound' });
+    expect((await postWithToken(t, TERMS_AGREED_URL, {}, otter, deviceId)).json()).toEqual({ errorMessage: 'notFound' });
+  });
+});
+
+describe('forum sign-in configuration', () => {
+  it('takes the secret and terms version from the environment, and names a bad one', () => {
+    const config = testConfig({ ...FORUM_ENV, COMMUNITY_TERMS_VERSION: '2025-01' });
+    expect(config.discourseConnectSecret).toBe(FORUM_ENV.DISCOURSE_CONNECT_SECRET);
+    expect(config.communityTermsVersion).toBe('2025-01');
+    expect(() => testConfig({ DISCOURSE_CONNECT_SECRET: 'short' })).toThrow(/DISCOURSE_CONNECT_SECRET: must be at least 10 characters/);
+    expect(() => testConfig({ COMMUNITY_TERMS_VERSION: 'a b' })).toThrow(/COMMUNITY_TERMS_VERSION/);
+  });
+});

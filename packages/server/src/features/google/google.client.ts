@@ -1,0 +1,184 @@
+import { ROUTES } from '@foyer/contract';
+import type { FastifyBaseLogger } from 'fastify';
+import * as oidc from 'openid-client';
+import { AppError } from '../../lib/errors.js';
+
+/** What the account rules need from a validated sign-in (decision 0019). */
+export interface GoogleIdentity {
+  issuer: string;
+  subject: string;
+  email: string;
+  /** True only when the provider asserted `email_verified` (boolean true, or the text "true"). */
+  emailVerified: boolean;
+  givenName?: string;
+  familyName?: string;
+}
+
+export interface GoogleClientSettings {
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  /** `<PUBLIC_URL>/social-auth-callback`: where the provider sends the browser back. */
+  redirectUri: string;
+  /** Plain-http issuers are allowed only for a developer's machine and tests (config.ts). */
+  allowHttp: boolean;
+}
+
+/** The scopes of spec §7's consent page. */
+export const GOOGLE_SCOPES = 'openid email profile';
+/** Discovery is fetched again after a day (keys are refetched by the client when one is unknown). */
+const DISCOVERY_TTL_MS = 24 * 60 * 60 * 1000;
+/** After a failed discovery the next request tries again, but not more often than this. */
+const DISCOVERY_RETRY_MS = 5_000;
+/** Seconds: every call to the provider must answer within a request's own deadline (decision 0011). */
+const PROVIDER_TIMEOUT_S = 10;
+
+export function googleRedirectUri(publicUrl: string): string {
+  return `${publicUrl}${ROUTES.socialAuthCallback}`;
+}
+
+function asText(value: unknown): string | undefined {
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+}
+
+/** A failure of the provider itself (down, slow, answering garbage): 503, not the person's fault. */
+function providerDown(error: unknown): boolean {
+  if (error instanceof oidc.ResponseBodyError) return error.status >= 500;
+  if (error instanceof oidc.ClientError) return error.code === 'OAUTH_RESPONSE_IS_NOT_CONFORM' || error.code === 'OAUTH_RESPONSE_IS_NOT_JSON';
+  if (error instanceof TypeError) return true; // fetch failed: connection refused, DNS, TLS
+  return error instanceof DOMException && (error.name === 'TimeoutError' || error.name === 'AbortError');
+}
+
+/**
+ * A confidential OpenID Connect client (openid-client 6) of one issuer: discovery, authorization
+ * code with PKCE (S256), `state` and `nonce`, and the ID token validated in full: its signature
+ * against the issuer's published keys (enableNonRepudiationChecks), `iss`, `aud`, `azp`, `exp`,
+ * `iat` and `nonce`.
+ */
+export class GoogleClient {
+  private discovered: { configuration: oidc.Configuration; at: number } | undefined;
+  private pending: Promise<oidc.Configuration> | undefined;
+  private failedAt = Number.NEGATIVE_INFINITY;
+
+  constructor(
+    private readonly settings: GoogleClientSettings,
+    private readonly log: FastifyBaseLogger,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  get issuer(): string {
+    return this.settings.issuer;
+  }
+
+  /**
+   * The discovered configuration, fetched once and shared by concurrent requests. A failure
+   * answers `unavailable` (503) and is tried again on a later request; the process keeps running.
+   */
+  private async configuration(): Promise<oidc.Configuration> {
+    const now = this.now();
+    if (this.discovered !== undefined && now - this.discovered.at < DISCOVERY_TTL_MS) return this.discovered.configuration;
+    if (this.pending !== undefined) return this.pending;
+    if (now - this.failedAt < DISCOVERY_RETRY_MS) throw new AppError('unavailable');
+    this.pending = this.discover();
+    try {
+      const configuration = await this.pending;
+      this.discovered = { configuration, at: now };
+      return configuration;
+    } catch (error) {
+      this.failedAt = now;
+      this.log.warn({ err: error, issuer: this.settings.issuer }, 'Google sign-in: OpenID discovery failed; will retry');
+      throw new AppError('unavailable', { cause: error });
+    } finally {
+      this.pending = undefined;
+    }
+  }
+
+  private async discover(): Promise<oidc.Configuration> {
+    const { issuer, clientId, clientSecret, allowHttp } = this.settings;
+    const options: oidc.DiscoveryRequestOptions = { timeout: PROVIDER_TIMEOUT_S, ...(allowHttp ? { execute: [oidc.allowInsecureRequests] } : {}) };
+    // Metadata first, to pick how the client authenticates: client_secret_basic is the default
+    // of OpenID Connect registration, so it is used unless the issuer offers only the POST form.
+    const probe = await oidc.discovery(new URL(issuer), clientId, undefined, oidc.None(), options);
+    const methods = probe.serverMetadata().token_endpoint_auth_methods_supported;
+    const usePost = methods !== undefined && !methods.includes('client_secret_basic') && methods.includes('client_secret_post');
+    const auth = usePost ? oidc.ClientSecretPost(clientSecret) : oidc.ClientSecretBasic(clientSecret);
+    const configuration = new oidc.Configuration(probe.serverMetadata(), clientId, { client_secret: clientSecret }, auth);
+    if (allowHttp) oidc.allowInsecureRequests(configuration);
+    configuration.timeout = PROVIDER_TIMEOUT_S;
+    // openid-client trusts an ID token read from the token endpoint over TLS without checking its
+    // signature (OIDC Core 3.1.3.7 allows it); the signature is checked here all the same.
+    oidc.enableNonRepudiationChecks(configuration);
+    return configuration;
+  }
+
+  /** Spec §7: the consent page, with scopes `openid email profile` and the code response type. */
+  async authorizationUrl(input: { state: string; nonce: string; codeVerifier: string }): Promise<string> {
+    const configuration = await this.configuration();
+    const url = oidc.buildAuthorizationUrl(configuration, {
+      redirect_uri: this.settings.redirectUri,
+      response_type: 'code',
+      scope: GOOGLE_SCOPES,
+      state: input.state,
+      nonce: input.nonce,
+      code_challenge: await oidc.calculatePKCECodeChallenge(input.codeVerifier),
+      code_challenge_method: 'S256',
+    });
+    return url.href;
+  }
+
+  /**
+   * Exchanges the code and validates the ID token; reads the userinfo endpoint when the ID token
+   * leaves email out (issuers that follow OIDC Core 5.4 put scope claims there, Google does not).
+   * A refused code or a token that fails a check answers `socialAuthFailed`; an unreachable
+   * provider `unavailable`.
+   */
+  async exchange(input: { code: string; state: string; codeVerifier: string; nonce: string }): Promise<GoogleIdentity> {
+    const configuration = await this.configuration();
+    // The browser sends the code and state it was given (spec §7). RFC 9207's `iss` parameter
+    // defends a client of several issuers against mix-up; this client has exactly one, so the
+    // response is taken as coming from it.
+    const callback = new URL(this.settings.redirectUri);
+    callback.searchParams.set('code', input.code);
+    callback.searchParams.set('state', input.state);
+    if (configuration.serverMetadata().authorization_response_iss_parameter_supported === true) {
+      callback.searchParams.set('iss', configuration.serverMetadata().issuer);
+    }
+    try {
+      const tokens = await oidc.authorizationCodeGrant(configuration, callback, {
+        pkceCodeVerifier: input.codeVerifier,
+        expectedState: input.state,
+        expectedNonce: input.nonce,
+        idTokenExpected: true,
+      });
+      const claims = tokens.claims();
+      if (claims === undefined) throw new AppError('socialAuthFailed');
+      let source: Record<string, unknown> = claims;
+      if (asText(claims.email) === undefined) {
+        source = { ...(await oidc.fetchUserInfo(configuration, tokens.access_token, claims.sub)), ...claims };
+      }
+      const email = asText(source.email);
+      if (email === undefined) throw new AppError('socialAuthFailed');
+      const givenName = asText(source.given_name);
+      const familyName = asText(source.family_name);
+      return {
+        issuer: claims.iss,
+        subject: claims.sub,
+        email,
+        emailVerified: source.email_verified === true || source.email_verified === 'true',
+        ...(givenName === undefined ? {} : { givenName }),
+        ...(familyName === undefined ? {} : { familyName }),
+      };
+    } catch (error) {
+      if (error instanceof AppError) throw error;
+      if (providerDown(error)) {
+        this.log.warn({ err: error }, 'Google sign-in: the provider did not answer');
+        throw new AppError('unavailable', { cause: error });
+      }
+      // A replayed or foreign code, or an ID token with a wrong signature, issuer, audience,
+      // nonce or time: refused, and said at info (it is what an attack looks like).
+      const code = error instanceof oidc.ClientError ? error.code : error instanceof oidc.ResponseBodyError ? error.error : undefined;
+      this.log.info({ reason: code, message: error instanceof Error ? error.message : String(error) }, 'Google sign-in refused');
+      throw new AppError('socialAuthFailed', { cause: error });
+    }
+  }
+}

@@ -1,0 +1,139 @@
+import { createServer } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exchange, googleEnv, googleRound, passConsent, REDIRECT_URI, startGoogle, useGoogleTestApp } from '../../../test/google.js';
+import { createTestApp, dbUnavailable, MINUTE, uniqueEmail, type TestApp } from '../../../test/helpers.js';
+import { MisbehavingProvider, type Misbehaviour } from '../../../test/misbehaving-provider.js';
+import { randomToken } from '../../lib/crypto.js';
+import { startStandIn } from './stand-in.js';
+
+describe.skipIf(dbUnavailable)('the OpenID Connect exchange (decision 0019)', () => {
+  const t = useGoogleTestApp();
+
+  it('answers the consent page: code flow, openid email profile, PKCE S256, the state and a nonce, the callback address', async () => {
+    const state = randomToken();
+    const response = await startGoogle(t, state);
+    expect(response.statusCode).toBe(200);
+    const url = new URL(response.json<{ url: string }>().url);
+    expect(url.origin).toBe(t.provider.issuer);
+    expect(Object.fromEntries(url.searchParams)).toMatchObject({
+      response_type: 'code',
+      scope: 'openid email profile',
+      client_id: t.provider.clientId,
+      redirect_uri: REDIRECT_URI,
+      state,
+      code_challenge_method: 'S256',
+    });
+    expect(url.searchParams.get('nonce')?.length).toBeGreaterThanOrEqual(32);
+    expect(url.searchParams.get('code_challenge')?.length).toBe(43);
+    // Only the hash of the state is kept; the verifier never leaves the server.
+    const rows = await t.db.selectFrom('social_auth_states').selectAll().execute();
+    expect(JSON.stringify(rows)).not.toContain(state);
+  });
+
+  it('refuses a state it never issued, and a state already spent (invalidState)', async () => {
+    const round = await googleRound(t, { email: uniqueEmail() });
+    const forged = await exchange(t, { code: round.code, state: randomToken() });
+    expect(forged.statusCode).toBe(400);
+    expect(forged.json()).toEqual({ errorMessage: 'invalidState' });
+    expect((await exchange(t, round)).statusCode).toBe(200);
+    expect((await exchange(t, round)).json()).toEqual({ errorMessage: 'invalidState' });
+  });
+
+  it('refuses a state older than ten minutes', async () => {
+    const round = await googleRound(t, { email: uniqueEmail() });
+    t.clock.advance(11 * MINUTE);
+    expect((await exchange(t, round)).json()).toEqual({ errorMessage: 'invalidState' });
+  });
+
+  it('refuses a replayed code, and a code from another authorization request (socialAuthFailed)', async () => {
+    const first = await googleRound(t, { email: uniqueEmail() });
+    expect((await exchange(t, first)).statusCode).toBe(200);
+    // The code again, under a fresh state of this browser: the provider has spent it.
+    const fresh = randomToken();
+    await startGoogle(t, fresh);
+    const replayed = await exchange(t, { code: first.code, state: fresh });
+    expect(replayed.statusCode).toBe(401);
+    expect(replayed.json()).toEqual({ errorMessage: 'socialAuthFailed' });
+    // Another request's unspent code: its PKCE verifier and nonce are not this state's.
+    const mine = await googleRound(t, { email: uniqueEmail() });
+    const theirs = await googleRound(t, { email: uniqueEmail() });
+    expect((await exchange(t, { code: theirs.code, state: mine.state })).json()).toEqual({ errorMessage: 'socialAuthFailed' });
+  });
+
+  it('brings a person who cancels at the consent page back with error=access_denied and their state', async () => {
+    const state = randomToken();
+    const outcome = await passConsent((await startGoogle(t, state)).json<{ url: string }>().url, 'cancel');
+    expect(outcome).toMatchObject({ state });
+    expect('error' in outcome && outcome.error.startsWith('access_denied')).toBe(true);
+  });
+});
+
+describe.skipIf(dbUnavailable)('ID tokens that must be refused, from a misbehaving provider', () => {
+  const double = new MisbehavingProvider();
+  let t: TestApp;
+  beforeAll(async () => {
+    await double.start();
+    t = await createTestApp({ env: googleEnv(double) });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await double.stop();
+  });
+
+  async function exchangeWith(behaviour: Misbehaviour) {
+    const state = randomToken();
+    const started = await startGoogle(t, state);
+    double.nonce = new URL(started.json<{ url: string }>().url).searchParams.get('nonce') ?? '';
+    double.behaviour = behaviour;
+    double.email = uniqueEmail(behaviour.toLowerCase());
+    return exchange(t, { code: randomToken(), state });
+  }
+
+  it('accepts a correct ID token from the double (the control)', async () => {
+    expect((await exchangeWith('honest')).json()).toMatchObject({ wasSignUp: true });
+  });
+
+  it.each<Misbehaviour>(['wrongAudience', 'wrongIssuer', 'expired', 'wrongNonce', 'foreignKey'])('refuses an ID token with %s', async (behaviour) => {
+    const response = await exchangeWith(behaviour);
+    expect(response.statusCode).toBe(401);
+    expect(response.json()).toEqual({ errorMessage: 'socialAuthFailed' });
+    expect(await t.db.selectFrom('users').select('id').where('email_key', '=', double.email).execute()).toEqual([]);
+  });
+});
+
+describe.skipIf(dbUnavailable)('an issuer that cannot be reached', () => {
+  it('answers unavailable (503) without crashing, and tries discovery again later', async () => {
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const address = probe.address();
+        probe.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
+      });
+    });
+    const env = { GOOGLE_ISSUER: `http://127.0.0.1:${port}`, GOOGLE_CLIENT_ID: 'foyer-local', GOOGLE_CLIENT_SECRET: 'unknown-yet' };
+    const t = await createTestApp({ env });
+    try {
+      const down = await startGoogle(t);
+      expect(down.statusCode).toBe(503);
+      expect(down.json()).toEqual({ errorMessage: 'unavailable' });
+      expect(await t.db.selectFrom('social_auth_states').selectAll().execute()).toEqual([]);
+      const provider = await startStandIn({ host: '127.0.0.1', port, redirectUris: [REDIRECT_URI] });
+      try {
+        t.clock.advance(MINUTE);
+        expect((await startGoogle(t)).statusCode).toBe(200);
+      } finally {
+        await provider.close();
+      }
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('answers notFound when Google sign-in is not configured', async () => {
+    const t = await createTestApp();
+    try {
+      expect((await startGoogle(t)).json()).toEqual({ errorMessage: 'notFound' });
+    } finally {
+      await t.close();
+    }
+  });
+});

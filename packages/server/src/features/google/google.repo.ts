@@ -1,0 +1,73 @@
+import type { Selectable } from 'kysely';
+import type { Db, ExternalIdentitiesTable, SocialAuthStatesTable } from '../../db/schema.js';
+
+export type SocialAuthStateRow = Selectable<SocialAuthStatesTable>;
+export type ExternalIdentityRow = Selectable<ExternalIdentitiesTable>;
+
+export async function insertSocialAuthState(db: Db, row: SocialAuthStateRow): Promise<void> {
+  await db.insertInto('social_auth_states').values(row).execute();
+}
+
+/**
+ * Spends a waiting authorization request in one conditional UPDATE and returns what it kept: of
+ * two exchanges racing with one state only one gets it (ASVS V15.4.2: check and use are one step).
+ * Unknown, spent or expired: undefined.
+ */
+export async function spendSocialAuthState(db: Db, id: string, now: number): Promise<Pick<SocialAuthStateRow, 'code_verifier' | 'nonce'> | undefined> {
+  return db
+    .updateTable('social_auth_states')
+    .set({ used_at: now })
+    .where('id', '=', id)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .returning(['code_verifier', 'nonce'])
+    .executeTakeFirst();
+}
+
+/** Rows past their expiry serve nothing: removed whenever a new request is stored. */
+export async function deleteExpiredSocialAuthStates(db: Db, now: number): Promise<void> {
+  await db.deleteFrom('social_auth_states').where('expires_at', '<=', now).execute();
+}
+
+export async function findIdentity(db: Db, issuer: string, subject: string): Promise<ExternalIdentityRow | undefined> {
+  return db.selectFrom('external_identities').selectAll().where('issuer', '=', issuer).where('subject', '=', subject).executeTakeFirst();
+}
+
+export async function insertIdentity(db: Db, row: ExternalIdentityRow): Promise<void> {
+  await db.insertInto('external_identities').values(row).execute();
+}
+
+export async function touchIdentity(db: Db, input: { issuer: string; subject: string; email: string; now: number }): Promise<void> {
+  await db
+    .updateTable('external_identities')
+    .set({ email: input.email, last_used_at: input.now })
+    .where('issuer', '=', input.issuer)
+    .where('subject', '=', input.subject)
+    .execute();
+}
+
+/**
+ * Decision 0019, account pre-hijacking: the Google owner of an email takes over an account that
+ * was never verified. Whatever a stranger may have put on it goes (password, names, phone); the
+ * provider's names come in and the email counts as verified. Only while it is still unverified
+ * (checked in the UPDATE itself), so a verification racing with this keeps its own result.
+ */
+export async function takeOverUnverified(
+  db: Db,
+  input: { userId: string; firstName: string | null; lastName: string | null; now: number },
+): Promise<boolean> {
+  const result = await db
+    .updateTable('users')
+    .set({
+      password_hash: null,
+      first_name: input.firstName,
+      last_name: input.lastName,
+      phone_number: null,
+      email_verified_at: input.now,
+      updated_at: input.now,
+    })
+    .where('id', '=', input.userId)
+    .where('email_verified_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}

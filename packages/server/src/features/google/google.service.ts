@@ -1,0 +1,83 @@
+import { isUniqueViolation } from '../../db/errors.js';
+import type { Deps } from '../../deps.js';
+import { randomToken, sha256Hex } from '../../lib/crypto.js';
+import { AppError } from '../../lib/errors.js';
+import { inTransaction, unitOfWork } from '../../lib/unit-of-work.js';
+import { recordAudit, type RequestMeta } from '../audit/audit.service.js';
+import { issueToken } from '../tokens/tokens.js';
+import { resolveGoogleAccount, type GoogleAttribution } from './google.accounts.js';
+import type { GoogleClient } from './google.client.js';
+import { deleteExpiredSocialAuthStates, insertSocialAuthState, spendSocialAuthState } from './google.repo.js';
+
+/** A person has this long to pass the consent page; then the state answers invalidState. */
+export const SOCIAL_AUTH_STATE_LIFETIME_MS = 10 * 60 * 1000;
+
+/**
+ * Spec §7 `account/socialAuth` `{ state }` → `{ url }`. The browser chose `state` and keeps it
+ * (spec §4 compares it on return); the server keeps, under its SHA-256, the PKCE verifier and
+ * the nonce, which never reach the browser, so a code taken from the return address cannot be
+ * exchanged without them (RFC 7636) and an ID token from another request fails its nonce.
+ */
+export async function startSocialAuth(deps: Deps, google: GoogleClient, state: string): Promise<string> {
+  const codeVerifier = randomToken();
+  const nonce = randomToken();
+  // Discovery first: when the provider is down nothing is stored and the page hears 503.
+  const url = await google.authorizationUrl({ state, nonce, codeVerifier });
+  const { db, now } = unitOfWork(deps);
+  await deleteExpiredSocialAuthStates(db, now);
+  await insertSocialAuthState(db, {
+    id: sha256Hex(state),
+    code_verifier: codeVerifier,
+    nonce,
+    created_at: now,
+    expires_at: now + SOCIAL_AUTH_STATE_LIFETIME_MS,
+    used_at: null,
+  }).catch((error: unknown) => {
+    // A state sent twice is refused: a state names one authorization request only.
+    throw isUniqueViolation(error) ? new AppError('invalidState', { cause: error }) : error;
+  });
+  return url;
+}
+
+export interface GoogleExchangeInput extends GoogleAttribution {
+  authorizationCode: string;
+  state: string;
+  deviceId: string;
+  useTransferToken?: boolean | undefined;
+}
+
+export type GoogleExchangeResult =
+  { kind: 'session'; userId: string; wasSignUp: boolean } | { kind: 'transfer'; userId: string; wasSignUp: boolean; transferToken: string };
+
+/**
+ * Spec §7, the Google code exchange. The state is spent first (single use, 10 minutes), then the
+ * code is exchanged and the ID token validated, then the account is found or made. A client that
+ * asked for a transfer token (native app, browser extension: spec §3) gets a one-time token to
+ * hand to the app instead of a session in this browser.
+ */
+export async function exchangeGoogle(deps: Deps, google: GoogleClient, input: GoogleExchangeInput, meta: RequestMeta): Promise<GoogleExchangeResult> {
+  const { db, now } = unitOfWork(deps);
+  const waiting = await spendSocialAuthState(db, sha256Hex(input.state), now);
+  if (waiting === undefined) throw new AppError('invalidState');
+  const identity = await google.exchange({ code: input.authorizationCode, state: input.state, codeVerifier: waiting.code_verifier, nonce: waiting.nonce });
+  const attribution: GoogleAttribution = {
+    signupSource: input.signupSource,
+    initialIntent: input.initialIntent,
+    utmMedium: input.utmMedium,
+    utmCampaign: input.utmCampaign,
+    utmSource: input.utmSource,
+    utmTerm: input.utmTerm,
+    gclid: input.gclid,
+    gaId: input.gaId,
+    hubspotToken: input.hubspotToken,
+    isMarketingTest: input.isMarketingTest,
+  };
+  const { user, wasSignUp } = await resolveGoogleAccount(deps, identity, attribution, meta);
+  if (input.useTransferToken !== true) return { kind: 'session', userId: user.id, wasSignUp };
+  const transferToken = await inTransaction(deps, async (uow) => {
+    const token = await issueToken(uow, { userId: user.id, purpose: 'transfer' });
+    await recordAudit(uow, { type: 'transfer.issued', meta, userId: user.id, emailKey: user.email_key, detail: { via: 'google' } });
+    return token;
+  });
+  return { kind: 'transfer', userId: user.id, wasSignUp, transferToken };
+}

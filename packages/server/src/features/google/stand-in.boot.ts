@@ -1,0 +1,28 @@
+import type { Config } from '../../config.js';
+import { googleRedirectUri } from './google.client.js';
+import type { StandIn } from './stand-in.js';
+
+/**
+ * Decision 0019: with FOYER_ENV=local and no GOOGLE_CLIENT_ID (config.google is `standIn`), starts
+ * the local OpenID provider on its own port and points Google sign-in at it; any other
+ * configuration is returned as it is. The stand-in's module, and oidc-provider with it, is loaded
+ * only here and only then, so no other environment ever runs it.
+ */
+export async function withGoogleStandIn(config: Config): Promise<{ config: Config; standIn?: StandIn }> {
+  if (config.google?.kind !== 'standIn' || config.env !== 'local') return { config };
+  const { startStandIn } = await import('./stand-in.js');
+  let standIn: StandIn;
+  try {
+    standIn = await startStandIn({ host: config.host, port: config.google.port, redirectUris: [googleRedirectUri(config.publicUrl)] });
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(
+      `the local Google stand-in could not start on port ${config.google.port} (${reason}): set GOOGLE_STAND_IN_PORT to a free port, or GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET`,
+      { cause: error },
+    );
+  }
+  return {
+    config: { ...config, google: { kind: 'client', issuer: standIn.issuer, clientId: standIn.clientId, clientSecret: standIn.clientSecret } },
+    standIn,
+  };
+}

@@ -1,0 +1,29 @@
+import type { Deps } from '../../deps.js';
+import { AppError } from '../../lib/errors.js';
+import { inTransaction } from '../../lib/unit-of-work.js';
+import { recordAudit, type RequestMeta } from '../audit/audit.service.js';
+import { createSession, type StartedSession } from '../sessions/sessions.service.js';
+import { TRANSFER_PURPOSES } from '../tokens/purposes.js';
+import { findToken, spendToken } from '../tokens/tokens.js';
+import { findUserById } from '../users/users.repo.js';
+
+/**
+ * Spec §7 `account/exchangeSSOTransferToken` `{ token, deviceId }` → `{ otter }` (decision 0019):
+ * the one-time token a Google (or SSO) sign-in gave a native app becomes a session on the app's
+ * own device, exactly once. Unknown, spent, expired or of another kind, or for a deactivated
+ * account: `ssoTransferFailed` (spec §8, 'There was an error signing in with SSO.'), one code for
+ * all, so the answer tells nothing about which.
+ */
+export async function exchangeTransferToken(deps: Deps, input: { token: string; deviceId: string }, meta: RequestMeta): Promise<StartedSession> {
+  const row = await findToken(deps.db, input.token);
+  if (row === undefined || !(TRANSFER_PURPOSES as readonly string[]).includes(row.purpose)) throw new AppError('ssoTransferFailed');
+  const user = await findUserById(deps.db, row.user_id);
+  if (user === undefined || user.deactivated_at !== null) throw new AppError('ssoTransferFailed');
+  return inTransaction(deps, async (uow) => {
+    // One conditional UPDATE: of two apps racing with the same token one wins (ASVS V15.4.2).
+    if (!(await spendToken(uow, row.id))) throw new AppError('ssoTransferFailed');
+    const session = await createSession(uow, deps.config, { userId: user.id, deviceId: input.deviceId });
+    await recordAudit(uow, { type: 'transfer.exchanged', meta, userId: user.id, emailKey: user.email_key });
+    return session;
+  });
+}

@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { postJson, signedUp } from '../../../test/account-entry.js';
+import { TRANSFER_URL, signInWithGoogle, useGoogleTestApp } from '../../../test/google.js';
+import { dbUnavailable, getSession, MINUTE, newDeviceId, sessionCookieName, setCookie, uniqueEmail } from '../../../test/helpers.js';
+import { randomToken, sha256Hex } from '../../lib/crypto.js';
+
+describe.skipIf(dbUnavailable)('transfer tokens for native apps (decision 0019)', () => {
+  const t = useGoogleTestApp();
+
+  async function transferToken(): Promise<string> {
+    const response = await signInWithGoogle(t, { email: uniqueEmail('app') }, { useTransferToken: true });
+    expect(response.statusCode).toBe(200);
+    // No session in this browser: the app makes its own with the token.
+    expect(setCookie(response, sessionCookieName(t.config))).toBeUndefined();
+    const body = response.json<{ wasSignUp: boolean; otter: string; transferToken?: string; wasClient: boolean }>();
+    expect(body).toMatchObject({ wasSignUp: true, otter: '', wasClient: true });
+    expect(body.transferToken).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    return body.transferToken ?? '';
+  }
+
+  it('turns the token into a session for the app’s device exactly once', async () => {
+    const token = await transferToken();
+    const row = await t.db.selectFrom('email_tokens').selectAll().where('id', '=', sha256Hex(token)).executeTakeFirst();
+    expect(row).toMatchObject({ purpose: 'transfer' });
+    expect(JSON.stringify(await t.db.selectFrom('email_tokens').selectAll().execute())).not.toContain(token);
+
+    const deviceId = newDeviceId();
+    const exchanged = await postJson(t, TRANSFER_URL, { token, deviceId });
+    expect(exchanged.statusCode).toBe(200);
+    const { otter } = exchanged.json<{ otter: string }>();
+    expect((await getSession(t, otter, deviceId)).statusCode).toBe(200);
+    // The session is bound to the app's device: the token alone from elsewhere is not enough.
+    expect((await getSession(t, otter, newDeviceId())).statusCode).toBe(401);
+
+    const again = await postJson(t, TRANSFER_URL, { token, deviceId: newDeviceId() });
+    expect(again.statusCode).toBe(400);
+    expect(again.json()).toEqual({ errorMessage: 'ssoTransferFailed' });
+  });
+
+  it('lets two exchanges racing with one token make one session', async () => {
+    const token = await transferToken();
+    const answers = await Promise.all([0, 1, 2].map(() => postJson(t, TRANSFER_URL, { token, deviceId: newDeviceId() })));
+    expect(answers.map((answer) => answer.statusCode).sort()).toEqual([200, 400, 400]);
+  });
+
+  it('refuses a token past its two minutes, an unknown one, and an emailed token of another kind', async () => {
+    const token = await transferToken();
+    t.clock.advance(2 * MINUTE + 1);
+    expect((await postJson(t, TRANSFER_URL, { token, deviceId: newDeviceId() })).json()).toEqual({ errorMessage: 'ssoTransferFailed' });
+    expect((await postJson(t, TRANSFER_URL, { token: randomToken(), deviceId: newDeviceId() })).json()).toEqual({ errorMessage: 'ssoTransferFailed' });
+    const { token: verification } = await signedUp(t);
+    expect((await postJson(t, TRANSFER_URL, { token: verification, deviceId: newDeviceId() })).json()).toEqual({ errorMessage: 'ssoTransferFailed' });
+  });
+
+  it('refuses the token of an account deactivated since it was issued', async () => {
+    const token = await transferToken();
+    const row = await t.db.selectFrom('email_tokens').select('user_id').where('id', '=', sha256Hex(token)).executeTakeFirstOrThrow();
+    await t.db.updateTable('users').set({ deactivated_at: t.clock.now() }).where('id', '=', row.user_id).execute();
+    expect((await postJson(t, TRANSFER_URL, { token, deviceId: newDeviceId() })).json()).toEqual({ errorMessage: 'ssoTransferFailed' });
+  });
+});

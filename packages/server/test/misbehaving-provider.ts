@@ -1,0 +1,88 @@
+import { createHash, generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A test double of an OpenID provider that misbehaves on purpose (decision 0019): it serves real
+ * discovery and a real JWKS, and its token endpoint answers ID tokens whose claims the test
+ * chooses: a wrong audience, issuer, expiry or nonce, or a signature by a key it does not
+ * publish. A conforming provider (the stand-in) cannot be made to issue those, and these are
+ * exactly the tokens the client must refuse. `honest` issues a correct one, to show that a
+ * refusal comes from the claim under test and not from the double.
+ */
+export type Misbehaviour = 'honest' | 'wrongAudience' | 'wrongIssuer' | 'expired' | 'wrongNonce' | 'foreignKey';
+
+export class MisbehavingProvider {
+  readonly clientId = 'foyer-test-client';
+  readonly clientSecret = randomBytes(16).toString('hex');
+  issuer = '';
+  behaviour: Misbehaviour = 'honest';
+  /** The nonce of the last authorization request, read from its URL by the test. */
+  nonce = '';
+  email = 'ann@example.com';
+  private readonly key = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  private readonly foreign = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  private readonly kid = randomBytes(6).toString('hex');
+  private server: Server | undefined;
+
+  async start(): Promise<void> {
+    this.server = createServer((request, response) => {
+      const path = new URL(request.url ?? '/', 'http://x').pathname;
+      const json = (status: number, body: unknown) => {
+        response.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+        response.end(JSON.stringify(body));
+      };
+      if (path === '/.well-known/openid-configuration') return json(200, this.metadata());
+      if (path === '/jwks') return json(200, { keys: [{ ...this.key.publicKey.export({ format: 'jwk' }), kid: this.kid, alg: 'RS256', use: 'sig' }] });
+      if (path === '/token' && request.method === 'POST') {
+        request.resume();
+        request.on('end', () =>
+          json(200, { access_token: randomBytes(16).toString('hex'), token_type: 'Bearer', expires_in: 60, id_token: this.idToken() }),
+        );
+        return undefined;
+      }
+      return json(404, { error: 'not_found' });
+    });
+    await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
+    this.issuer = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  async stop(): Promise<void> {
+    this.server?.closeAllConnections();
+    await new Promise<void>((resolve) => this.server?.close(() => resolve()));
+  }
+
+  private metadata() {
+    return {
+      issuer: this.issuer,
+      authorization_endpoint: `${this.issuer}/authorize`,
+      token_endpoint: `${this.issuer}/token`,
+      jwks_uri: `${this.issuer}/jwks`,
+      response_types_supported: ['code'],
+      subject_types_supported: ['public'],
+      id_token_signing_alg_values_supported: ['RS256'],
+      code_challenge_methods_supported: ['S256'],
+      token_endpoint_auth_methods_supported: ['client_secret_basic'],
+    };
+  }
+
+  private idToken(): string {
+    const now = Math.floor(Date.now() / 1000);
+    const claims = {
+      iss: this.behaviour === 'wrongIssuer' ? 'https://accounts.evil.example' : this.issuer,
+      aud: this.behaviour === 'wrongAudience' ? 'another-client' : this.clientId,
+      sub: createHash('sha256').update(this.email).digest('hex').slice(0, 20),
+      iat: this.behaviour === 'expired' ? now - 7200 : now,
+      exp: this.behaviour === 'expired' ? now - 3600 : now + 600,
+      nonce: this.behaviour === 'wrongNonce' ? randomBytes(16).toString('base64url') : this.nonce,
+      email: this.email,
+      email_verified: true,
+      given_name: 'Ann',
+      family_name: 'Example',
+    };
+    const signer: KeyObject = this.behaviour === 'foreignKey' ? this.foreign.privateKey : this.key.privateKey;
+    const encode = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const input = `${encode({ alg: 'RS256', typ: 'JWT', kid: this.kid })}.${encode(claims)}`;
+    return `${input}.${sign('sha256', Buffer.from(input), signer).toString('base64url')}`;
+  }
+}
