@@ -1,0 +1,241 @@
+import { SAML, ValidateInResponseTo } from '@node-saml/node-saml';
+import { NS, UnsafeXmlError, allElements, childElements, onlyChild, parseUntrustedXml, soleText } from './saml.xml.js';
+import { SsoFailure } from './sso.failure.js';
+
+/** At most this much clock difference between the IdP and this service (SAML timestamps). */
+export const SAML_CLOCK_SKEW_MS = 3 * 60 * 1000;
+/** A response larger than this is no honest sign-in (a few KB with certificates). */
+const MAX_RESPONSE_BYTES = 48 * 1024;
+const BEARER = 'urn:oasis:names:tc:SAML:2.0:cm:bearer';
+const SUCCESS = 'urn:oasis:names:tc:SAML:2.0:status:Success';
+const EMAIL_FORMAT = 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress';
+
+/** The attribute names IdPs put an email and names under (SimpleSAMLphp, Okta, Entra ID, ADFS, Google). */
+const EMAIL_ATTRIBUTES = [
+  'email',
+  'mail',
+  'emailaddress',
+  'urn:oid:0.9.2342.19200300.100.1.3',
+  'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/emailaddress',
+];
+const GIVEN_NAME_ATTRIBUTES = [
+  'givenname',
+  'firstname',
+  'first_name',
+  'urn:oid:2.5.4.42',
+  'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/givenname',
+];
+const SURNAME_ATTRIBUTES = ['sn', 'surname', 'lastname', 'last_name', 'urn:oid:2.5.4.4', 'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/surname'];
+
+export interface SamlConnectionSettings {
+  connectionId: string;
+  idpEntityId: string;
+  idpSsoUrl: string;
+  certificates: string[];
+  spEntityId: string;
+  acsUrl: string;
+}
+
+/** What a valid response says, read from the signed assertion only. */
+export interface SamlAssertion {
+  assertionId: string;
+  nameId: string;
+  email: string | undefined;
+  givenName: string | undefined;
+  familyName: string | undefined;
+  /** The request this answers; undefined for an unsolicited (IdP-initiated) response. */
+  inResponseTo: string | undefined;
+  /** Until when the assertion could be presented: how long its ID is remembered against replay. */
+  expiresAt: number;
+}
+
+function samlClient(settings: SamlConnectionSettings, options: { responseSigned: boolean; requestId?: string }): SAML {
+  return new SAML({
+    // The configured certificates and nothing else: a key or certificate inside the response's
+    // KeyInfo is never trusted (xml-crypto 6 ignores KeyInfo unless told otherwise).
+    idpCert: settings.certificates,
+    issuer: settings.spEntityId,
+    audience: settings.spEntityId,
+    callbackUrl: settings.acsUrl,
+    entryPoint: settings.idpSsoUrl,
+    idpIssuer: settings.idpEntityId,
+    // The assertion must carry its own signature; a response signature, when present, must
+    // verify too. A signed response around an unsigned assertion is refused: some IdPs' response
+    // signatures reference an element other than the one a naive reader consumes.
+    wantAssertionsSigned: true,
+    wantAuthnResponseSigned: options.responseSigned,
+    // InResponseTo and every timestamp are checked below against the database and the service's
+    // own clock, so node-saml's in-memory request cache and its wall-clock checks stay off.
+    validateInResponseTo: ValidateInResponseTo.never,
+    acceptedClockSkewMs: -1,
+    identifierFormat: null,
+    disableRequestedAuthnContext: true,
+    ...(options.requestId === undefined ? {} : { generateUniqueId: () => options.requestId ?? '' }),
+  });
+}
+
+/** The address of the IdP's sign-on page with a fresh AuthnRequest (HTTP-Redirect binding). */
+export async function authnRequestUrl(settings: SamlConnectionSettings, input: { requestId: string; relayState: string }): Promise<string> {
+  return samlClient(settings, { responseSigned: false, requestId: input.requestId }).getAuthorizeUrlAsync(input.relayState, undefined, {});
+}
+
+function refuse(reason: string): never {
+  throw new SsoFailure('1002', reason);
+}
+
+function instant(value: string | null, what: string): number | undefined {
+  if (value === null || value === '') return undefined;
+  const at = Date.parse(value);
+  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/.test(value) || Number.isNaN(at)) refuse(`${what} is not a UTC instant`);
+  return at;
+}
+
+/**
+ * The shape checks made before any signature is looked at. Each closes a published way of making
+ * a verifier check one element while the application reads another (XML signature wrapping,
+ * Somorovsky et al. 2012, "On Breaking SAML"):
+ * - exactly one Assertion in the whole document, a direct child of the Response (XSW variants
+ *   hide the genuine signed assertion in Extensions, in the Signature's Object, or beside a
+ *   forged one);
+ * - no EncryptedAssertion (this service holds no decryption key);
+ * - no two elements sharing an ID (`ID`, `Id` or `id`): a signature reference must name one element;
+ * - signatures only directly under the Response and the Assertion, at most one each.
+ */
+function checkShape(doc: Document): { response: Element; assertion: Element; responseSigned: boolean } {
+  const response = doc.documentElement;
+  if (response === null || response.namespaceURI !== NS.protocol || response.localName !== 'Response') refuse('not a SAML Response');
+  const assertions = allElements(doc, NS.assertion, 'Assertion');
+  if (assertions.length !== 1) refuse(`${assertions.length} assertions`);
+  const assertion = assertions[0] as Element;
+  if (assertion.parentNode !== response) refuse('the assertion is not a child of the response');
+  if (allElements(doc, NS.assertion, 'EncryptedAssertion').length > 0) refuse('encrypted assertion');
+
+  const ids = new Set<string>();
+  for (const element of Array.from(doc.getElementsByTagName('*'))) {
+    for (const name of ['ID', 'Id', 'id']) {
+      const value = element.getAttribute(name);
+      if (value === null || value === '') continue;
+      if (ids.has(value)) refuse('two elements share an ID');
+      ids.add(value);
+    }
+  }
+  const signatures = allElements(doc, NS.dsig, 'Signature');
+  const responseSignatures = childElements(response, NS.dsig, 'Signature');
+  const assertionSignatures = childElements(assertion, NS.dsig, 'Signature');
+  if (responseSignatures.length > 1 || assertionSignatures.length !== 1) refuse('the assertion is not signed exactly once');
+  if (signatures.length !== responseSignatures.length + assertionSignatures.length) refuse('a signature in an unexpected place');
+  return { response, assertion, responseSigned: responseSignatures.length === 1 };
+}
+
+function attributeValue(assertion: Element, names: readonly string[]): string | undefined {
+  for (const statement of childElements(assertion, NS.assertion, 'AttributeStatement')) {
+    for (const attribute of childElements(statement, NS.assertion, 'Attribute')) {
+      const name = (attribute.getAttribute('Name') ?? '').toLowerCase();
+      if (!names.includes(name)) continue;
+      const values = childElements(attribute, NS.assertion, 'AttributeValue');
+      const value = values.length === 1 ? soleText(values[0] as Element) : undefined;
+      if (value !== undefined) return value;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Validates an HTTP-POST `SAMLResponse` for one connection and reads the signed assertion
+ * (decision 0022). Refusals throw SsoFailure 1002 with the reason for the audit log.
+ *
+ * node-saml verifies the signatures against the configured certificates, the audience and the
+ * IdP issuer, and hands back the XML that the signature covers; every fact used afterwards is
+ * read from that signed XML, never from the document as received. Checked here as well:
+ * `Destination`, the bearer confirmation's `Recipient`, `NotBefore`/`NotOnOrAfter` of the
+ * confirmation and of the conditions with at most three minutes of skew, and that the response's
+ * `InResponseTo` agrees with the assertion's.
+ */
+export async function validateSamlResponse(settings: SamlConnectionSettings, samlResponse: string, now: number): Promise<SamlAssertion> {
+  const compact = samlResponse.replace(/\s+/g, '');
+  if (compact.length === 0 || compact.length > (MAX_RESPONSE_BYTES * 4) / 3 + 4 || !/^[A-Za-z0-9+/]+={0,2}$/.test(compact)) {
+    refuse('SAMLResponse is not base64 of an acceptable size');
+  }
+  const xml = Buffer.from(compact, 'base64').toString('utf8');
+  let doc: Document;
+  try {
+    doc = parseUntrustedXml(xml);
+  } catch (error) {
+    if (error instanceof UnsafeXmlError) refuse(error.message);
+    throw error;
+  }
+  const { response, responseSigned } = checkShape(doc);
+
+  const destination = response.getAttribute('Destination');
+  if (destination !== null && destination !== settings.acsUrl) refuse('Destination is not this assertion consumer');
+  const status = onlyChild(response, NS.protocol, 'Status');
+  const statusCode = status === undefined ? undefined : onlyChild(status, NS.protocol, 'StatusCode');
+  if (statusCode?.getAttribute('Value') !== SUCCESS) refuse(`status ${statusCode?.getAttribute('Value') ?? 'missing'}`);
+  const responseIssuer = onlyChild(response, NS.assertion, 'Issuer');
+  if (responseIssuer !== undefined && soleText(responseIssuer) !== settings.idpEntityId) refuse('the response names another issuer');
+
+  let signedXml: string;
+  try {
+    const { profile } = await samlClient(settings, { responseSigned }).validatePostResponseAsync({ SAMLResponse: compact });
+    const assertionXml = profile?.getAssertionXml?.();
+    if (assertionXml === undefined) refuse('no signed assertion');
+    signedXml = assertionXml;
+  } catch (error) {
+    if (error instanceof SsoFailure) throw error;
+    refuse(error instanceof Error ? error.message : String(error));
+  }
+
+  // From here on only the signed assertion is read.
+  const signedDoc = parseUntrustedXml(signedXml);
+  const assertion = signedDoc.documentElement;
+  if (assertion === null || assertion.namespaceURI !== NS.assertion || assertion.localName !== 'Assertion') refuse('signed content is not an assertion');
+  const assertionId = assertion.getAttribute('ID') ?? '';
+  if (assertionId === '') refuse('assertion without ID');
+  const issuer = onlyChild(assertion, NS.assertion, 'Issuer');
+  if (issuer === undefined || soleText(issuer) !== settings.idpEntityId) refuse('the assertion names another issuer');
+
+  const subject = onlyChild(assertion, NS.assertion, 'Subject');
+  const nameIdElement = subject === undefined ? undefined : onlyChild(subject, NS.assertion, 'NameID');
+  const nameId = nameIdElement === undefined ? undefined : soleText(nameIdElement);
+  if (subject === undefined || nameIdElement === undefined || nameId === undefined) refuse('no single plain NameID');
+
+  // The bearer confirmation: for this consumer, still valid, answering which request.
+  const confirmations = childElements(subject, NS.assertion, 'SubjectConfirmation').filter((c) => c.getAttribute('Method') === BEARER);
+  if (confirmations.length !== 1) refuse('not exactly one bearer confirmation');
+  const data = onlyChild(confirmations[0] as Element, NS.assertion, 'SubjectConfirmationData');
+  if (data === undefined) refuse('no SubjectConfirmationData');
+  if (data.getAttribute('Recipient') !== settings.acsUrl) refuse('Recipient is not this assertion consumer');
+  const confirmUntil = instant(data.getAttribute('NotOnOrAfter'), 'SubjectConfirmationData NotOnOrAfter');
+  if (confirmUntil === undefined) refuse('the confirmation has no NotOnOrAfter');
+  if (now - SAML_CLOCK_SKEW_MS >= confirmUntil) refuse('the confirmation has expired');
+  const confirmFrom = instant(data.getAttribute('NotBefore'), 'SubjectConfirmationData NotBefore');
+  if (confirmFrom !== undefined && now + SAML_CLOCK_SKEW_MS < confirmFrom) refuse('the confirmation is not yet valid');
+
+  const conditions = childElements(assertion, NS.assertion, 'Conditions');
+  if (conditions.length !== 1) refuse('not exactly one Conditions');
+  const condition = conditions[0] as Element;
+  const notBefore = instant(condition.getAttribute('NotBefore'), 'Conditions NotBefore');
+  const notOnOrAfter = instant(condition.getAttribute('NotOnOrAfter'), 'Conditions NotOnOrAfter');
+  if (notBefore !== undefined && now + SAML_CLOCK_SKEW_MS < notBefore) refuse('the assertion is not yet valid');
+  if (notOnOrAfter !== undefined && now - SAML_CLOCK_SKEW_MS >= notOnOrAfter) refuse('the assertion has expired');
+  const audiences = childElements(condition, NS.assertion, 'AudienceRestriction').map((restriction) =>
+    childElements(restriction, NS.assertion, 'Audience').map((audience) => soleText(audience)),
+  );
+  if (audiences.length === 0 || !audiences.every((list) => list.includes(settings.spEntityId))) refuse('the audience is not this service');
+
+  const signedInResponseTo = data.getAttribute('InResponseTo') ?? '';
+  const responseInResponseTo = response.getAttribute('InResponseTo') ?? '';
+  if (responseInResponseTo !== '' && responseInResponseTo !== signedInResponseTo) refuse('InResponseTo of the response and the assertion differ');
+
+  const format = nameIdElement.getAttribute('Format');
+  const email = attributeValue(assertion, EMAIL_ATTRIBUTES) ?? (format === EMAIL_FORMAT ? nameId : undefined);
+  return {
+    assertionId,
+    nameId,
+    email,
+    givenName: attributeValue(assertion, GIVEN_NAME_ATTRIBUTES),
+    familyName: attributeValue(assertion, SURNAME_ATTRIBUTES),
+    inResponseTo: signedInResponseTo === '' ? undefined : signedInResponseTo,
+    expiresAt: Math.max(confirmUntil, notOnOrAfter ?? 0) + SAML_CLOCK_SKEW_MS,
+  };
+}

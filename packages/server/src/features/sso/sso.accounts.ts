@@ -1,0 +1,128 @@
+import { isValidEmail, normalizeEmail } from '@foyer/contract';
+import { isUniqueViolation } from '../../db/errors.js';
+import type { Deps } from '../../deps.js';
+import { inTransaction, type UnitOfWork } from '../../lib/unit-of-work.js';
+import { recordAudit, type RequestMeta } from '../audit/audit.service.js';
+import { findIdentity, insertIdentity, takeOverUnverified, touchIdentity } from '../google/google.repo.js';
+import { findDomain } from '../organizations/organizations.repo.js';
+import { emailDomain } from '../organizations/organizations.service.js';
+import { deleteSessionsOfUser } from '../sessions/sessions.repo.js';
+import { dropPendingCredentials } from '../signup/signup.repo.js';
+import { SETUP_PURPOSES } from '../tokens/purposes.js';
+import { spendOpenTokens } from '../tokens/tokens.js';
+import { findUserByEmailKey, findUserById, insertUser, newUserRow, type UserRow } from '../users/users.repo.js';
+import { SsoFailure } from './sso.failure.js';
+import type { SsoConnectionRow } from './sso.repo.js';
+
+/** A person as a connection's identity provider asserted them. */
+export interface SsoIdentity {
+  /** SAML NameID or OIDC `sub`. */
+  subject: string;
+  email: string | undefined;
+  givenName?: string | undefined;
+  familyName?: string | undefined;
+}
+
+/** The identity key of a connection in `external_identities`: (connection, NameID or subject). */
+export function ssoIssuerKey(connectionId: string): string {
+  return `sso:${connectionId}`;
+}
+
+/**
+ * Which account a validated identity signs in to (decision 0022), in one transaction:
+ * - a known identity: its account, which must still be an active member of the organisation
+ *   (else 1001); when the provider now asserts another email, the account takes it unless another
+ *   account has it (1004) or the organisation has not claimed its domain (1003);
+ * - otherwise an account with the email: linked when it is a member of this organisation (an
+ *   invited member who never finished setup is verified and loses whatever a stranger may have
+ *   put on it, decision 0014's rule); a member of another organisation, of none, or deactivated:
+ *   1001;
+ * - otherwise a new verified member, only for a domain this organisation claimed (another
+ *   organisation's domain: 1001; an unclaimed one: 1003): a provider is trusted for its own
+ *   company's addresses, never to mint accounts for anyone else's.
+ */
+export async function resolveSsoAccount(
+  deps: Deps,
+  connection: SsoConnectionRow,
+  identity: SsoIdentity,
+  meta: RequestMeta,
+): Promise<{ user: UserRow; wasSignUp: boolean }> {
+  const email = identity.email?.trim();
+  if (email === undefined || !isValidEmail(email)) throw new SsoFailure('1003', 'the provider asserted no usable email');
+  const emailKey = normalizeEmail(email);
+  const issuer = ssoIssuerKey(connection.id);
+  const orgId = connection.org_id;
+
+  const attempt = () =>
+    inTransaction(deps, async (uow) => {
+      const domainOwner = (await findDomain(uow.db, emailDomain(emailKey)))?.org_id;
+      const known = await findIdentity(uow.db, issuer, identity.subject);
+      if (known !== undefined) {
+        const user = await findUserById(uow.db, known.user_id);
+        if (user === undefined || user.org_id !== orgId || user.deactivated_at !== null) throw new SsoFailure('1001', 'no longer an active member');
+        let current = user;
+        if (user.email_key !== emailKey) {
+          if ((await findUserByEmailKey(uow.db, emailKey)) !== undefined) throw new SsoFailure('1004', 'the new email belongs to another account');
+          if (domainOwner !== orgId) throw new SsoFailure('1003', "the new email's domain is not the organisation's");
+          await uow.db.updateTable('users').set({ email, email_key: emailKey, updated_at: uow.now }).where('id', '=', user.id).execute();
+          current = { ...user, email, email_key: emailKey };
+        }
+        await touchIdentity(uow.db, { issuer, subject: identity.subject, email, now: uow.now });
+        await recordAudit(uow, { type: 'sso.signin', meta, userId: user.id, emailKey, detail: { connectionId: connection.id } });
+        return { user: current, wasSignUp: false };
+      }
+      const existing = await findUserByEmailKey(uow.db, emailKey);
+      if (existing !== undefined) {
+        if (existing.org_id !== orgId || existing.deactivated_at !== null)
+          throw new SsoFailure('1001', 'the account is not an active member of the organisation');
+        return { user: await link(uow, connection, identity, existing, meta), wasSignUp: false };
+      }
+      if (domainOwner !== orgId) {
+        throw domainOwner === undefined
+          ? new SsoFailure('1003', "the email's domain is not the organisation's")
+          : new SsoFailure('1001', "the email's domain belongs to another organisation");
+      }
+      const user = newUserRow({
+        email,
+        emailKey,
+        firstName: identity.givenName ?? null,
+        lastName: identity.familyName ?? null,
+        verifiedAt: uow.now,
+        orgId,
+        now: uow.now,
+      });
+      await insertUser(uow.db, user);
+      await insertIdentity(uow.db, { issuer, subject: identity.subject, user_id: user.id, email, created_at: uow.now, last_used_at: uow.now });
+      await recordAudit(uow, { type: 'sso.signup', meta, userId: user.id, emailKey, detail: { connectionId: connection.id } });
+      return { user, wasSignUp: true };
+    });
+
+  try {
+    return await attempt();
+  } catch (error) {
+    // The same person's two first sign-ins at once: the loser finds what the winner made.
+    if (!isUniqueViolation(error)) throw error;
+    try {
+      return await attempt();
+    } catch (again) {
+      if (isUniqueViolation(again)) throw new SsoFailure('1003', 'the account could not be created', { cause: again });
+      throw again;
+    }
+  }
+}
+
+async function link(uow: UnitOfWork, connection: SsoConnectionRow, identity: SsoIdentity, user: UserRow, meta: RequestMeta): Promise<UserRow> {
+  let current = user;
+  const names = { firstName: identity.givenName ?? null, lastName: identity.familyName ?? null };
+  const takeover = user.email_verified_at === null && (await takeOverUnverified(uow.db, { userId: user.id, ...names, now: uow.now }));
+  if (takeover) {
+    await dropPendingCredentials(uow.db, user.email_key);
+    await spendOpenTokens(uow, user.id, SETUP_PURPOSES);
+    await deleteSessionsOfUser(uow.db, user.id);
+    current = (await findUserById(uow.db, user.id)) ?? user;
+  }
+  const issuer = ssoIssuerKey(connection.id);
+  await insertIdentity(uow.db, { issuer, subject: identity.subject, user_id: user.id, email: user.email, created_at: uow.now, last_used_at: uow.now });
+  await recordAudit(uow, { type: 'sso.linked', meta, userId: user.id, emailKey: user.email_key, detail: { connectionId: connection.id, takeover } });
+  return current;
+}

@@ -1,0 +1,101 @@
+import { ErrorBody, SSO_PATHS } from '@foyer/contract';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { callRoute } from '../../lib/call-route.js';
+import { AppError } from '../../lib/errors.js';
+import { READ_ERRORS } from '../../lib/http-schemas.js';
+import { requestMeta } from '../audit/audit.service.js';
+import { serviceProviderMetadata } from './saml.metadata.js';
+import { SsoOidcClients } from './sso.oidc.js';
+import { findConnectionById } from './sso.repo.js';
+import { consumeOidcCallback, consumeSamlResponse } from './sso.responses.js';
+import { startSso } from './sso.service.js';
+import { ssoUrls } from './sso.urls.js';
+
+const ConnectionParams = z.object({ connectionId: z.string().min(1).max(64) });
+/** The HTTP-POST binding's form: SAMLResponse and RelayState (SAML Bindings §3.5.4). */
+const AcsBody = z.object({ SAMLResponse: z.string().max(65_536).optional(), RelayState: z.string().max(2048).optional() }).loose();
+const CallbackQuery = z
+  .object({ code: z.string().max(4096).optional(), state: z.string().max(512).optional(), error: z.string().max(512).optional() })
+  .loose();
+const Redirect = z.undefined().describe('See Other: the browser goes to /sso-landing with a transfer token or a code');
+
+/**
+ * Company single sign-on (decision 0022): spec §7's SSO start call, and, under the separate
+ * ssoRedirectURL base (`/sso`), what identity providers reach: each SAML connection's metadata
+ * and assertion consumer, and each OIDC connection's callback. Every answer of a provider ends on
+ * `/sso-landing`.
+ */
+export const ssoRoutes: FastifyPluginAsyncZod = async (app) => {
+  const oidc = new SsoOidcClients(app.config, app.log, app.clock);
+
+  callRoute(app, 'ssoStart', {
+    summary: "Starts company SSO for an email's organisation; answers the identity provider's address",
+    handler: async (request) => ({ url: await startSso(app, oidc, request.body, requestMeta(request)) }),
+  });
+
+  // The HTTP-POST binding sends a form. Parsed here only: this plugin's routes are the only ones
+  // that take one (Fastify scopes a parser to the plugin that adds it).
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
+    done(null, Object.fromEntries(new URLSearchParams(typeof body === 'string' ? body : body.toString('utf8'))));
+  });
+
+  app.route({
+    method: 'GET',
+    url: SSO_PATHS.samlMetadata,
+    schema: {
+      tags: ['sso'],
+      summary: "A SAML connection's service-provider metadata, for the identity provider's administrator",
+      params: ConnectionParams,
+      response: { 200: z.string(), 404: ErrorBody, ...READ_ERRORS },
+    },
+    handler: async (request, reply) => {
+      const connection = await findConnectionById(app.db, request.params.connectionId);
+      if (connection?.kind !== 'saml') throw new AppError('notFound');
+      const urls = ssoUrls(app.config, connection.id);
+      reply.type('application/samlmetadata+xml; charset=utf-8');
+      return serviceProviderMetadata({ entityId: urls.entityId, acsUrl: urls.acs });
+    },
+  });
+
+  app.route({
+    method: 'POST',
+    url: SSO_PATHS.samlAcs,
+    // The identity provider's page posts here cross-site without our script: no XSRF header can
+    // exist. The response carries its own proof (the signature and InResponseTo), checked in full.
+    config: { xsrfExempt: true },
+    schema: {
+      tags: ['sso'],
+      summary: 'The SAML assertion consumer (HTTP-POST binding)',
+      params: ConnectionParams,
+      body: AcsBody,
+      response: { 303: Redirect },
+    },
+    handler: async (request, reply) => {
+      const { SAMLResponse, RelayState } = request.body;
+      const target = await consumeSamlResponse(
+        app,
+        { connectionId: request.params.connectionId, samlResponse: SAMLResponse, relayState: RelayState },
+        requestMeta(request),
+      );
+      return reply.redirect(target, 303);
+    },
+  });
+
+  app.route({
+    method: 'GET',
+    url: SSO_PATHS.oidcCallback,
+    schema: {
+      tags: ['sso'],
+      summary: 'The OpenID Connect redirect URI of a connection',
+      params: ConnectionParams,
+      querystring: CallbackQuery,
+      response: { 303: Redirect },
+    },
+    handler: async (request, reply) => {
+      const { code, state, error } = request.query;
+      const target = await consumeOidcCallback(app, oidc, { connectionId: request.params.connectionId, code, state, error }, requestMeta(request));
+      return reply.redirect(target, 303);
+    },
+  });
+};

@@ -1,0 +1,374 @@
+import { describe, expect, it } from 'vitest';
+import { buildApp } from '../../app.js';
+import { CLI_META } from '../audit/audit.service.js';
+import { listAuditEvents } from '../audit/audit.repo.js';
+import { createOrganization } from '../organizations/organizations.service.js';
+import { dbUnavailable, getSession, MINUTE, newDeviceId, uniqueEmail, useTestApp } from '../../../test/helpers.js';
+import {
+  ATTACKER_KEYS,
+  IDP_KEYS,
+  ROLLOVER_KEYS,
+  assertionXml,
+  idOf,
+  idpMetadata,
+  newId,
+  readAuthnRequest,
+  responseXml,
+  sign,
+  signedResponse,
+  type AssertionOptions,
+} from '../../../test/saml-idp.js';
+import { exchange, expectRefused, landing, postAcs, samlOrganization, startSso } from '../../../test/sso.js';
+
+describe.skipIf(dbUnavailable)('company SSO over SAML: the assertion consumer (decision 0022)', () => {
+  const t = useTestApp();
+
+  /** An organisation, a started sign-in for one of its addresses, and the options of an honest answer. */
+  async function started(options: { allowUnsolicited?: boolean; metadata?: string; state?: object } = {}) {
+    const corp = await samlOrganization(t, options);
+    const email = corp.email();
+    const response = await startSso(t, email, options.state);
+    expect(response.statusCode, response.body).toBe(200);
+    const request = readAuthnRequest(response.json<{ url: string }>().url);
+    const base: AssertionOptions = {
+      acsUrl: corp.urls.acs,
+      audience: corp.urls.entityId,
+      nameId: `id-${newId()}`,
+      email,
+      givenName: 'Ada',
+      familyName: 'Lovelace',
+      inResponseTo: request.id,
+      now: t.clock.now(),
+    };
+    return { corp, email, request, base };
+  }
+
+  const refused = async (connectionId: string, xml: string, reason?: string) =>
+    expectRefused(t, connectionId, await postAcs(t, acsOf(connectionId), xml), '1002', reason);
+  const acsUrls = new Map<string, string>();
+  const acsOf = (connectionId: string) => acsUrls.get(connectionId) ?? '';
+  async function startedAndKnown(options: Parameters<typeof started>[0] = {}) {
+    const s = await started(options);
+    acsUrls.set(s.corp.connection.id, s.corp.urls.acs);
+    return s;
+  }
+
+  describe('the SSO start call', () => {
+    it('answers the IdP address with an AuthnRequest for this consumer, stored for its answer', async () => {
+      const { corp, request } = await startedAndKnown();
+      expect(request.xml).toContain(`Destination="https://idp.corp.example/sso"`);
+      expect(request.xml).toContain(`AssertionConsumerServiceURL="${corp.urls.acs}"`);
+      expect(request.xml).toContain(`>${corp.urls.entityId}</saml:Issuer>`);
+      const row = await t.db.selectFrom('sso_requests').selectAll().where('id', '=', request.id).executeTakeFirst();
+      expect(row).toMatchObject({ connection_id: corp.connection.id, used_at: null });
+    });
+
+    it('answers ssoNotRecognized (404) for an unclaimed domain and for a claimed one without a connection', async () => {
+      const unknown = await startSso(t, uniqueEmail());
+      expect(unknown.statusCode).toBe(404);
+      expect(unknown.json()).toEqual({ errorMessage: 'ssoNotRecognized' });
+      await createOrganization(t.deps, { name: 'No SSO Ltd', domain: 'no-sso.example', ssoRequired: false }, CLI_META);
+      expect((await startSso(t, 'a@no-sso.example')).json()).toEqual({ errorMessage: 'ssoNotRecognized' });
+    });
+
+    it('keeps an allowed return address and drops one the allow-list refuses', async () => {
+      const kept = await startedAndKnown({ state: { returnUrl: '/home?tab=1' } });
+      expect(kept.request.relayState).toBe('/home?tab=1');
+      const dropped = await startedAndKnown({ state: { returnUrl: 'https://evil.example/x' } });
+      expect(dropped.request.relayState).toBeNull();
+      const row = await t.db.selectFrom('sso_requests').select('return_url').where('id', '=', dropped.request.id).executeTakeFirstOrThrow();
+      expect(row.return_url).toBeNull();
+    });
+  });
+
+  describe('a valid response (point 3)', () => {
+    it('provisions a verified member just in time and hands a single-use transfer token to /ssol', async () => {
+      const { corp, email, base } = await startedAndKnown();
+      const params = landing(await postAcs(t, corp.urls.acs, signedResponse(base)));
+      const token = params.get('transferToken') ?? '';
+      expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      expect(params.get('native')).toBeNull();
+      const user = await t.db.selectFrom('users').selectAll().where('email_key', '=', email).executeTakeFirstOrThrow();
+      expect(user).toMatchObject({ org_id: corp.org.id, first_name: 'Ada', last_name: 'Lovelace', password_hash: null });
+      expect(user.email_verified_at).not.toBeNull();
+      const identity = await t.db.selectFrom('external_identities').selectAll().where('user_id', '=', user.id).executeTakeFirstOrThrow();
+      expect(identity).toMatchObject({ issuer: `sso:${corp.connection.id}`, subject: base.nameId });
+
+      const deviceId = newDeviceId();
+      const { otter } = (await exchange(t, token)).json<{ otter: string }>();
+      expect((await getSession(t, otter, deviceId)).statusCode).toBe(401); // bound to the exchanging device
+      expect((await exchange(t, token)).json()).toEqual({ errorMessage: 'ssoTransferFailed' });
+      expect((await listAuditEvents(t.db, { emailKey: email, type: 'sso.signup' })).length).toBe(1);
+    });
+
+    it('signs the same NameID in again and follows a new email of the organisation', async () => {
+      const first = await startedAndKnown();
+      landing(await postAcs(t, first.corp.urls.acs, signedResponse(first.base)));
+      const again = await startSso(t, first.email);
+      const request = readAuthnRequest(again.json<{ url: string }>().url);
+      const renamed = first.corp.email('renamed');
+      const params = landing(await postAcs(t, first.corp.urls.acs, signedResponse({ ...first.base, inResponseTo: request.id, email: renamed })));
+      expect(params.get('transferToken')).not.toBeNull();
+      expect(await t.db.selectFrom('users').select('email').where('email_key', '=', renamed).executeTakeFirst()).toBeDefined();
+      expect(await t.db.selectFrom('users').select('id').where('email_key', '=', first.email).executeTakeFirst()).toBeUndefined();
+    });
+
+    it('links an invited member of the organisation, verifying the account and ending the invitation link', async () => {
+      const { corp, email, base } = await startedAndKnown();
+      const { inviteMember } = await import('../organizations/invitations.service.js');
+      const { user } = await inviteMember(t.deps, { org: corp.org.id, email }, CLI_META);
+      landing(await postAcs(t, corp.urls.acs, signedResponse(base)));
+      const linked = await t.db.selectFrom('users').selectAll().where('id', '=', user.id).executeTakeFirstOrThrow();
+      expect(linked.email_verified_at).not.toBeNull();
+      const open = await t.db
+        .selectFrom('email_tokens')
+        .select('id')
+        .where('user_id', '=', user.id)
+        .where('purpose', '=', 'invitation')
+        .where('used_at', 'is', null)
+        .execute();
+      expect(open).toEqual([]);
+      expect((await listAuditEvents(t.db, { emailKey: email, type: 'sso.linked' })).length).toBe(1);
+    });
+
+    it('lands a native client with native=true and a web client on its allowed return address', async () => {
+      const native = await startedAndKnown({ state: { clientKind: 'native' } });
+      expect(landing(await postAcs(t, native.corp.urls.acs, signedResponse(native.base))).get('native')).toBe('true');
+      const web = await startedAndKnown({ state: { returnUrl: '/home' } });
+      expect(landing(await postAcs(t, web.corp.urls.acs, signedResponse(web.base))).get('returnUrl')).toBe('/home');
+    });
+
+    it('accepts a response signed with any configured certificate (rollover) and a signed response around a signed assertion', async () => {
+      const rollover = await startedAndKnown({ metadata: idpMetadata({ certs: [IDP_KEYS.cert, ROLLOVER_KEYS.cert] }) });
+      expect(
+        landing(await postAcs(t, rollover.corp.urls.acs, signedResponse(rollover.base, { keys: ROLLOVER_KEYS }))).get('transferToken'),
+      ).not.toBeNull();
+      const both = await startedAndKnown();
+      expect(landing(await postAcs(t, both.corp.urls.acs, signedResponse(both.base, { signResponse: true }))).get('transferToken')).not.toBeNull();
+    });
+
+    it('accepts timestamps within three minutes of skew', async () => {
+      const early = await startedAndKnown();
+      const now = t.clock.now();
+      expect(
+        landing(await postAcs(t, early.corp.urls.acs, signedResponse({ ...early.base, notBefore: now + 2 * MINUTE }))).get('transferToken'),
+      ).not.toBeNull();
+      const late = await startedAndKnown();
+      const xml = signedResponse({ ...late.base, notBefore: now - 10 * MINUTE, notOnOrAfter: now - 2 * MINUTE });
+      expect(landing(await postAcs(t, late.corp.urls.acs, xml)).get('transferToken')).not.toBeNull();
+    });
+  });
+
+  describe('refusals of the account rules (point 3)', () => {
+    it('1001: a member of another organisation, an account of no organisation, a deactivated member', async () => {
+      const other = await samlOrganization(t);
+      for (const setup of ['otherOrg', 'noOrg', 'deactivated'] as const) {
+        const { corp, email, base } = await startedAndKnown();
+        const { newUserRow, insertUser } = await import('../users/users.repo.js');
+        const orgId = setup === 'otherOrg' ? other.org.id : setup === 'noOrg' ? null : corp.org.id;
+        const user = newUserRow({ email, emailKey: email, verifiedAt: t.clock.now(), orgId, now: t.clock.now() });
+        await insertUser(t.db, { ...user, deactivated_at: setup === 'deactivated' ? t.clock.now() : null });
+        await expectRefused(t, corp.connection.id, await postAcs(t, corp.urls.acs, signedResponse(base)), '1001');
+      }
+    });
+
+    it("1001 for another organisation's domain, 1003 for an unclaimed domain or no email", async () => {
+      const other = await samlOrganization(t);
+      const cases: Array<[Partial<AssertionOptions>, string]> = [
+        [{ email: other.email() }, '1001'],
+        [{ email: uniqueEmail() }, '1003'],
+        [{ email: null }, '1003'],
+      ];
+      for (const [change, code] of cases) {
+        const { corp, base } = await startedAndKnown();
+        await expectRefused(t, corp.connection.id, await postAcs(t, corp.urls.acs, signedResponse({ ...base, ...change })), code);
+      }
+    });
+
+    it('1004: a known identity whose new email belongs to another account', async () => {
+      const first = await startedAndKnown();
+      landing(await postAcs(t, first.corp.urls.acs, signedResponse(first.base)));
+      const taken = first.corp.email('taken');
+      const second = await startSso(t, taken);
+      landing(
+        await postAcs(
+          t,
+          first.corp.urls.acs,
+          signedResponse({ ...first.base, nameId: 'someone-else', email: taken, inResponseTo: readAuthnRequest(second.json<{ url: string }>().url).id }),
+        ),
+      );
+      const third = await startSso(t, first.email);
+      const xml = signedResponse({ ...first.base, email: taken, inResponseTo: readAuthnRequest(third.json<{ url: string }>().url).id });
+      await expectRefused(t, first.corp.connection.id, await postAcs(t, first.corp.urls.acs, xml), '1004');
+    });
+
+    it('1005: a response for a connection that was removed', async () => {
+      const { corp, base } = await startedAndKnown();
+      const { removeConnection } = await import('./sso.connections.js');
+      await removeConnection(t.deps, { org: corp.org.id }, CLI_META);
+      await expectRefused(t, corp.connection.id, await postAcs(t, corp.urls.acs, signedResponse(base)), '1005');
+    });
+  });
+
+  describe('forged, tampered and replayed responses: 1002 and an audit entry (point 4)', () => {
+    it('refuses an unsigned assertion, and an unsigned assertion inside a signed response', async () => {
+      const { corp, base } = await startedAndKnown();
+      await refused(corp.connection.id, responseXml(base, assertionXml(base)), 'not signed');
+      const response = responseXml(base, assertionXml(base));
+      await refused(corp.connection.id, sign(response, idOf(response, 'Response'), IDP_KEYS), 'not signed');
+    });
+
+    it('refuses a signature by another key, even with its certificate in KeyInfo', async () => {
+      const { corp, base } = await startedAndKnown();
+      await refused(corp.connection.id, signedResponse(base, { keys: ATTACKER_KEYS }), 'Invalid signature');
+      const assertion = assertionXml(base);
+      const signed = sign(assertion, idOf(assertion, 'Assertion'), ATTACKER_KEYS, { keyInfoCert: ATTACKER_KEYS.cert });
+      await refused(corp.connection.id, responseXml(base, signed));
+    });
+
+    it('refuses a signed assertion altered after signing', async () => {
+      const { corp, base } = await startedAndKnown();
+      const xml = signedResponse(base).replace(`>${String(base.email)}<`, `>ceo@${corp.domain}<`);
+      expect(xml).toContain(`ceo@${corp.domain}`);
+      await refused(corp.connection.id, xml, 'Invalid signature');
+    });
+
+    it('refuses XML signature wrapping: the signed assertion hidden in Extensions, in the Signature, or beside a forged one', async () => {
+      const { corp, base } = await startedAndKnown();
+      const genuine = assertionXml(base);
+      const signedGenuine = sign(genuine, idOf(genuine, 'Assertion'), IDP_KEYS);
+      const forged = assertionXml({ ...base, email: `ceo@${corp.domain}`, nameId: 'ceo' });
+      const forgedSameId = forged.replace(/ID="[^"]+"/, `ID="${idOf(genuine, 'Assertion')}"`);
+      const signature = /<(?:ds:)?Signature[\s\S]*<\/(?:ds:)?Signature>/.exec(signedGenuine)?.[0] ?? '';
+      expect(signature).not.toBe('');
+      const variants = [
+        // XSW: original in Extensions, forged one read by the application
+        responseXml(base, `<samlp:Extensions>${signedGenuine}</samlp:Extensions>${forged}`),
+        // forged first, the genuine signed assertion after it
+        responseXml(base, forged + signedGenuine),
+        responseXml(base, signedGenuine + forged),
+        // the forged assertion carries the genuine ID and the genuine signature, the original inside the signature's Object
+        responseXml(
+          base,
+          forgedSameId.replace(
+            '</saml:Issuer>',
+            `</saml:Issuer>${signature.replace(/<\/(ds:)?Signature>$/, (end) => `<ds:Object xmlns:ds="http://www.w3.org/2000/09/xmldsig#">${signedGenuine}</ds:Object>${end}`)}`,
+          ),
+        ),
+        // the forged assertion wraps the genuine one
+        responseXml(base, forged.replace('</saml:Issuer>', `</saml:Issuer>${signedGenuine}`)),
+        // the forged assertion with the genuine signature copied in, the original gone
+        responseXml(base, forgedSameId.replace('</saml:Issuer>', `</saml:Issuer>${signature}`)),
+      ];
+      for (const xml of variants) await refused(corp.connection.id, xml);
+    });
+
+    it('refuses a signature over another element than the assertion it sits in', async () => {
+      const { corp, base } = await startedAndKnown();
+      const assertion = assertionXml(base);
+      const response = responseXml(base, assertion);
+      await refused(
+        corp.connection.id,
+        sign(response, idOf(response, 'Response'), IDP_KEYS, { placeIn: idOf(assertion, 'Assertion') }),
+        'Referenced node',
+      );
+    });
+
+    it('refuses a second assertion, even when both are signed', async () => {
+      const { corp, base } = await startedAndKnown();
+      const one = assertionXml(base);
+      const two = assertionXml({ ...base, email: `ceo@${corp.domain}` });
+      await refused(corp.connection.id, responseXml(base, sign(one, idOf(one, 'Assertion'), IDP_KEYS) + sign(two, idOf(two, 'Assertion'), IDP_KEYS)));
+    });
+
+    it('refuses a comment inside the NameID and a DOCTYPE or entity', async () => {
+      const { corp, base } = await startedAndKnown();
+      const commented = assertionXml({ ...base, rawNameId: `ceo@${corp.domain}<!---->.evil.example` });
+      await refused(corp.connection.id, responseXml(base, sign(commented, idOf(commented, 'Assertion'), IDP_KEYS)), 'comment');
+      const signed = signedResponse(base);
+      await refused(corp.connection.id, `<?xml version="1.0"?><!DOCTYPE r [<!ENTITY x "ceo">]>${signed}`);
+      await refused(corp.connection.id, `<!DOCTYPE r SYSTEM "http://evil.example/x.dtd">${signed}`);
+    });
+
+    it('refuses a wrong Audience, Destination, Recipient or Issuer', async () => {
+      const { corp, base } = await startedAndKnown();
+      const cases: Array<[Partial<AssertionOptions>, string]> = [
+        [{ audience: 'https://other-sp.example/metadata' }, 'audience'],
+        [{ destination: 'https://other-sp.example/acs' }, 'Destination'],
+        [{ recipient: 'https://other-sp.example/acs' }, 'Recipient'],
+        [{ issuer: 'https://evil.example/idp' }, 'the response names another issuer'],
+      ];
+      for (const [change, reason] of cases) await refused(corp.connection.id, signedResponse({ ...base, ...change }), reason);
+      // The assertion's own Issuer is checked too, whatever the unsigned response says.
+      const assertion = assertionXml({ ...base, issuer: 'https://evil.example/idp' });
+      await refused(corp.connection.id, responseXml(base, sign(assertion, idOf(assertion, 'Assertion'), IDP_KEYS)), 'the assertion names another issuer');
+    });
+
+    it('refuses an assertion expired or not yet valid by more than three minutes', async () => {
+      const { corp, base } = await startedAndKnown();
+      const now = t.clock.now();
+      await refused(corp.connection.id, signedResponse({ ...base, notBefore: now - 10 * MINUTE, notOnOrAfter: now - 3 * MINUTE - 1 }), 'expired');
+      await refused(corp.connection.id, signedResponse({ ...base, notBefore: now + 3 * MINUTE + 1000 }), 'not yet valid');
+    });
+
+    it('refuses an InResponseTo that names no request, a spent one, an expired one, or another connection’s', async () => {
+      const a = await startedAndKnown();
+      await refused(a.corp.connection.id, signedResponse({ ...a.base, inResponseTo: newId() }));
+      landing(await postAcs(t, a.corp.urls.acs, signedResponse(a.base)));
+      await refused(a.corp.connection.id, signedResponse({ ...a.base, nameId: 'fresh', assertionId: newId() }));
+
+      const b = await startedAndKnown();
+      await refused(a.corp.connection.id, signedResponse({ ...a.base, inResponseTo: b.request.id }));
+
+      t.clock.advance(10 * MINUTE + 1);
+      await refused(b.corp.connection.id, signedResponse({ ...b.base, now: t.clock.now() }));
+    });
+
+    it('refuses the same assertion posted again, to this instance or another one', async () => {
+      // Unsolicited responses name no request, so only the replay cache stands between a captured
+      // response and a second sign-in.
+      const { corp, base } = await startedAndKnown({ allowUnsolicited: true });
+      const xml = signedResponse({ ...base, inResponseTo: null });
+      landing(await postAcs(t, corp.urls.acs, xml));
+      await refused(corp.connection.id, xml, 'replayed');
+      const other = await buildApp({ config: t.config, db: t.db, clock: t.clock, passwords: t.app.passwords });
+      try {
+        const response = await other.inject({
+          method: 'POST',
+          url: new URL(corp.urls.acs).pathname,
+          payload: new URLSearchParams({ SAMLResponse: Buffer.from(xml).toString('base64') }).toString(),
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        });
+        await expectRefused(t, corp.connection.id, response, '1002', 'replayed');
+      } finally {
+        await other.close();
+      }
+      // A solicited response posted twice fails on its spent request before the cache is asked.
+      const solicited = await startedAndKnown();
+      const once = signedResponse(solicited.base);
+      landing(await postAcs(t, solicited.corp.urls.acs, once));
+      await refused(solicited.corp.connection.id, once, 'InResponseTo');
+    });
+
+    it('refuses an unsolicited response unless the connection accepts them, and then follows only an allowed RelayState', async () => {
+      const strict = await startedAndKnown();
+      await refused(strict.corp.connection.id, signedResponse({ ...strict.base, inResponseTo: null }), 'unsolicited');
+
+      const open = await startedAndKnown({ allowUnsolicited: true });
+      const kept = landing(await postAcs(t, open.corp.urls.acs, signedResponse({ ...open.base, inResponseTo: null }), '/home'));
+      expect(kept.get('returnUrl')).toBe('/home');
+      const dropped = landing(await postAcs(t, open.corp.urls.acs, signedResponse({ ...open.base, inResponseTo: null }), 'https://evil.example/'));
+      expect(dropped.get('transferToken')).not.toBeNull();
+      expect(dropped.get('returnUrl')).toBeNull();
+    });
+
+    it('refuses garbage: no SAMLResponse, not base64, not XML', async () => {
+      const { corp } = await startedAndKnown();
+      const url = new URL(corp.urls.acs).pathname;
+      const post = (payload: string) => t.app.inject({ method: 'POST', url, payload, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      await expectRefused(t, corp.connection.id, await post(''), '1002');
+      await expectRefused(t, corp.connection.id, await post('SAMLResponse=%%%'), '1002');
+      await expectRefused(t, corp.connection.id, await post(`SAMLResponse=${encodeURIComponent(Buffer.from('<not-xml').toString('base64'))}`), '1002');
+    });
+  });
+});

@@ -1,0 +1,173 @@
+import { randomBytes } from 'node:crypto';
+import { ROUTES, SsoClientState, normalizeEmail, type SsoLandingCode } from '@foyer/contract';
+import type { Deps } from '../../deps.js';
+import { randomToken, sha256Hex } from '../../lib/crypto.js';
+import { AppError } from '../../lib/errors.js';
+import { inTransaction, unitOfWork } from '../../lib/unit-of-work.js';
+import { recordAudit, type RequestMeta } from '../audit/audit.service.js';
+import { findDomain } from '../organizations/organizations.repo.js';
+import { emailDomain } from '../organizations/organizations.service.js';
+import { issueToken } from '../tokens/tokens.js';
+import { authnRequestUrl, type SamlConnectionSettings } from './saml.response.js';
+import { resolveSsoAccount, type SsoIdentity } from './sso.accounts.js';
+import { SsoFailure } from './sso.failure.js';
+import type { SsoOidcClients } from './sso.oidc.js';
+import { deleteExpiredRequests, findConnectionById, findConnectionOfOrg, insertRequest, type SsoConnectionRow, type SsoRequestRow } from './sso.repo.js';
+import { ssoUrls } from './sso.urls.js';
+
+/** A person has this long at their identity provider; then the answer is refused (1002). */
+export const SSO_REQUEST_LIFETIME_MS = 10 * 60 * 1000;
+
+/** Reads the start call's `state` (decision 0022); the return address only if it passes the allow-list. */
+export function parseClientState(deps: Pick<Deps, 'redirects'>, state: string | undefined): { clientKind: string | null; returnUrl: string | null } {
+  let parsed: SsoClientState = {};
+  if (state !== undefined && state !== '') {
+    try {
+      const result = SsoClientState.safeParse(JSON.parse(state));
+      if (result.success) parsed = result.data;
+    } catch {
+      // Not JSON: a web sign-in without a return address.
+    }
+  }
+  return { clientKind: parsed.clientKind ?? null, returnUrl: deps.redirects.allowed(parsed.returnUrl) ?? null };
+}
+
+export function samlSettings(deps: Pick<Deps, 'config'>, connection: SsoConnectionRow): SamlConnectionSettings {
+  const urls = ssoUrls(deps.config, connection.id);
+  let certificates: string[] = [];
+  try {
+    const stored: unknown = JSON.parse(connection.saml_idp_certs ?? '[]');
+    if (Array.isArray(stored)) certificates = stored.filter((cert): cert is string => typeof cert === 'string');
+  } catch {
+    certificates = [];
+  }
+  if (connection.kind !== 'saml' || certificates.length === 0 || !connection.saml_idp_entity_id || !connection.saml_idp_sso_url) {
+    throw new SsoFailure('1005', 'the SAML connection lacks its IdP entity ID, address or certificates');
+  }
+  return {
+    connectionId: connection.id,
+    idpEntityId: connection.saml_idp_entity_id,
+    idpSsoUrl: connection.saml_idp_sso_url,
+    certificates,
+    spEntityId: urls.entityId,
+    acsUrl: urls.acs,
+  };
+}
+
+/**
+ * Spec §7 SSO start `{ email, clientAuthenticationPeriodId, state }` → `{ url }`. The email's
+ * exact domain decides the organisation and so the connection (an email is routed by its domain
+ * only, so the answer says nothing about which accounts exist). No claimed domain, or one whose
+ * organisation has no connection: 404 `ssoNotRecognized`. The request is stored before the
+ * address is answered, so its answer can be tied to it (InResponseTo, OIDC state) on any instance.
+ */
+export async function startSso(
+  deps: Deps,
+  oidc: SsoOidcClients,
+  input: { email: string; state?: string | undefined },
+  meta: RequestMeta,
+): Promise<string> {
+  const emailKey = normalizeEmail(input.email);
+  const claim = await findDomain(deps.db, emailDomain(emailKey));
+  const connection = claim === undefined ? undefined : await findConnectionOfOrg(deps.db, claim.org_id);
+  if (connection === undefined) throw new AppError('ssoNotRecognized');
+  const { clientKind, returnUrl } = parseClientState(deps, input.state);
+  const { db, now } = unitOfWork(deps);
+  const request: SsoRequestRow = {
+    id: '',
+    connection_id: connection.id,
+    client_kind: clientKind,
+    return_url: returnUrl,
+    nonce: null,
+    code_verifier: null,
+    created_at: now,
+    expires_at: now + SSO_REQUEST_LIFETIME_MS,
+    used_at: null,
+  };
+  let url: string;
+  try {
+    if (connection.kind === 'saml') {
+      // An xs:ID must not start with a digit: an underscore, then 160 random bits in hex.
+      request.id = `_${randomBytes(20).toString('hex')}`;
+      url = await authnRequestUrl(samlSettings(deps, connection), { requestId: request.id, relayState: returnUrl ?? '' });
+    } else {
+      const state = randomToken();
+      request.id = sha256Hex(state);
+      request.nonce = randomToken();
+      request.code_verifier = randomToken();
+      url = await oidc.client(connection).authorizationUrl({ state, nonce: request.nonce, codeVerifier: request.code_verifier });
+    }
+  } catch (error) {
+    // A connection this service cannot use answers as an unknown one would, and is logged.
+    if (error instanceof SsoFailure || (error instanceof AppError && error.code === 'unavailable')) {
+      await inTransaction(deps, (uow) =>
+        recordAudit(uow, { type: 'sso.refused', meta, emailKey, detail: { code: '1005', reason: error.message, connectionId: connection.id } }),
+      );
+      throw new AppError('ssoNotRecognized', { cause: error });
+    }
+    throw error;
+  }
+  await deleteExpiredRequests(db, now);
+  await insertRequest(db, request);
+  await inTransaction(deps, (uow) =>
+    recordAudit(uow, { type: 'sso.started', meta, emailKey, detail: { connectionId: connection.id, kind: connection.kind } }),
+  );
+  return url;
+}
+
+/** Where the browser goes after a failure: the landing page with spec §8's code, audited. */
+export async function failureLanding(deps: Deps, failure: SsoFailure, context: { connectionId: string; meta: RequestMeta }): Promise<string> {
+  await inTransaction(deps, (uow) =>
+    recordAudit(uow, {
+      type: 'sso.refused',
+      meta: context.meta,
+      detail: { code: failure.code, reason: failure.reason.slice(0, 300), connectionId: context.connectionId },
+    }),
+  );
+  return landing({ code: failure.code });
+}
+
+function landing(params: { code: SsoLandingCode } | { transferToken: string; native: boolean; returnUrl: string | null }): string {
+  const query = new URLSearchParams();
+  if ('code' in params) query.set('code', params.code);
+  else {
+    query.set('transferToken', params.transferToken);
+    if (params.native) query.set('native', 'true');
+    if (params.returnUrl !== null) query.set('returnUrl', params.returnUrl);
+  }
+  return `${ROUTES.ssoLanding}?${query.toString()}`;
+}
+
+/**
+ * A validated identity becomes an account and a single-use transfer token (decision 0019's
+ * mechanism): the landing page hands it to the desktop app or to `/ssol/:transferToken`. The
+ * browser never carries a session cookie out of the provider's cross-site POST.
+ */
+export async function completeSso(
+  deps: Deps,
+  connection: SsoConnectionRow,
+  identity: SsoIdentity,
+  request: { clientKind: string | null; returnUrl: string | null },
+  meta: RequestMeta,
+): Promise<string> {
+  const { user } = await resolveSsoAccount(deps, connection, identity, meta);
+  const transferToken = await inTransaction(deps, async (uow) => {
+    const token = await issueToken(uow, { userId: user.id, purpose: 'transfer' });
+    await recordAudit(uow, {
+      type: 'transfer.issued',
+      meta,
+      userId: user.id,
+      emailKey: user.email_key,
+      detail: { via: 'sso', connectionId: connection.id },
+    });
+    return token;
+  });
+  return landing({ transferToken, native: request.clientKind === 'native', returnUrl: request.returnUrl });
+}
+
+/** The connection a response names in its address; a removed one is a misconfiguration (1005). */
+export async function connectionFor(deps: Deps, connectionId: string, kind: SsoConnectionRow['kind']): Promise<SsoConnectionRow> {
+  const connection = await findConnectionById(deps.db, connectionId);
+  if (connection === undefined || connection.kind !== kind) throw new SsoFailure('1005', 'no such connection');
+  return connection;
+}

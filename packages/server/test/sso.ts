@@ -1,0 +1,91 @@
+import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { API_BASE, CALLS, ROUTES } from '@foyer/contract';
+import type { LightMyRequestResponse } from 'fastify';
+import { expect } from 'vitest';
+import { listAuditEvents } from '../src/features/audit/audit.repo.js';
+import { CLI_META } from '../src/features/audit/audit.service.js';
+import { createOrganization } from '../src/features/organizations/organizations.service.js';
+import { addSamlConnection } from '../src/features/sso/sso.connections.js';
+import { ssoUrls } from '../src/features/sso/sso.urls.js';
+import { postJson } from './account-entry.js';
+import { newDeviceId, type TestApp } from './helpers.js';
+import { encode, idpMetadata } from './saml-idp.js';
+
+export const SSO_START_URL = API_BASE + CALLS.ssoStart.path;
+export const TRANSFER_URL = API_BASE + CALLS.exchangeSSOTransferToken.path;
+
+export function metadataFile(xml: string): string {
+  const path = join(tmpdir(), `foyer-idp-${randomBytes(6).toString('hex')}.xml`);
+  writeFileSync(path, xml);
+  return path;
+}
+
+/** A fresh organisation claiming its own domain (SSO required) with a SAML connection. */
+export async function samlOrganization(t: TestApp, options: { metadata?: string; allowUnsolicited?: boolean } = {}) {
+  const domain = `corp-${randomBytes(4).toString('hex')}.example`;
+  const org = await createOrganization(t.deps, { name: `Corp ${domain}`, domain, ssoRequired: true }, CLI_META);
+  const { connection } = await addSamlConnection(
+    t.deps,
+    { org: org.id, metadata: metadataFile(options.metadata ?? idpMetadata()), allowUnsolicited: options.allowUnsolicited === true },
+    CLI_META,
+  );
+  const urls = ssoUrls(t.config, connection.id);
+  return { org, domain, connection, urls, email: (local = `p${randomBytes(4).toString('hex')}`) => `${local}@${domain}` };
+}
+
+export async function startSso(t: TestApp, email: string, state?: object): Promise<LightMyRequestResponse> {
+  return postJson(t, SSO_START_URL, { email, ...(state === undefined ? {} : { state: JSON.stringify(state) }) });
+}
+
+export function postAcs(t: TestApp, acsUrl: string, xml: string, relayState?: string): Promise<LightMyRequestResponse> {
+  const form = new URLSearchParams({ SAMLResponse: encode(xml), ...(relayState === undefined ? {} : { RelayState: relayState }) });
+  return t.app.inject({
+    method: 'POST',
+    url: new URL(acsUrl).pathname,
+    payload: form.toString(),
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
+}
+
+/** Where a provider's answer sent the browser: `/sso-landing` and its query. */
+export function landing(response: LightMyRequestResponse): URLSearchParams {
+  expect(response.statusCode, response.body).toBe(303);
+  const location = new URL(String(response.headers.location), 'http://localhost');
+  expect(location.pathname).toBe(ROUTES.ssoLanding);
+  return location.searchParams;
+}
+
+const seenRefusals = new Map<string, number>();
+
+/** The `sso.refused` audit entries of one connection, oldest first. */
+export async function refusals(t: TestApp, connectionId: string): Promise<Array<{ code: string; reason: string }>> {
+  const events = await listAuditEvents(t.db, { type: 'sso.refused' });
+  return events
+    .map((event) => JSON.parse(event.detail ?? '{}') as { code: string; reason: string; connectionId: string })
+    .filter((detail) => detail.connectionId === connectionId);
+}
+
+/** The refusal landed on `/sso-landing?code=…` and added exactly one audit entry, with that code. */
+export async function expectRefused(t: TestApp, connectionId: string, response: LightMyRequestResponse, code: string, reason?: string): Promise<void> {
+  const params = landing(response);
+  expect(params.get('code')).toBe(code);
+  expect(params.get('transferToken')).toBeNull();
+  const all = await refusals(t, connectionId);
+  const withCode = all.filter((entry) => entry.code === code).length;
+  expect(all.length, 'one new audit entry').toBe((seenRefusals.get(connectionId) ?? 0) + 1);
+  expect(withCode, `one new audit entry with ${code}`).toBe((seenRefusals.get(`${connectionId} ${code}`) ?? 0) + 1);
+  seenRefusals.set(connectionId, all.length);
+  if (reason !== undefined) {
+    const withReason = all.filter((entry) => entry.reason.includes(reason)).length;
+    expect(withReason, `one new audit entry for "${reason}"`).toBe((seenRefusals.get(`${connectionId} ${reason}`) ?? 0) + 1);
+    seenRefusals.set(`${connectionId} ${reason}`, withReason);
+  }
+  seenRefusals.set(`${connectionId} ${code}`, withCode);
+}
+
+export async function exchange(t: TestApp, transferToken: string): Promise<LightMyRequestResponse> {
+  return postJson(t, TRANSFER_URL, { token: transferToken, deviceId: newDeviceId() });
+}
