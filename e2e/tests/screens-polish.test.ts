@@ -172,11 +172,12 @@ describe('password managers and first focus (decision 0020)', () => {
     await newPassword.waitFor();
     assert.equal(await newPassword.getAttribute('autocomplete'), 'new-password');
     assert.equal(await newPassword.evaluate((input) => input === document.activeElement), true, 'the new password has focus');
-    // The reset screen is not told whose link it is yet: no username is guessed.
-    assert.equal(await page.locator('input[autocomplete="username"]').count(), 0);
+    // The link's check on open names the account: password managers file the password under it.
+    assert.equal(await page.locator('form input[autocomplete="username"]').inputValue(), 'pia@example.com');
 
     await page.goto(await invitationLink('Globex', 'gus@example.com'));
     await page.getByLabel('First name').waitFor();
+    assert.equal(await page.locator('form input[autocomplete="username"]').inputValue(), 'gus@example.com');
     assert.equal(await page.getByLabel('First name').evaluate((input) => input === document.activeElement), true, 'the first field has focus');
     assert.equal(await page.getByLabel('Password', { exact: true }).getAttribute('autocomplete'), 'new-password');
     assert.equal(await page.locator('input[type="password"]:not([autocomplete="new-password"])').count(), 0);
@@ -192,9 +193,8 @@ describe('password managers and first focus (decision 0020)', () => {
     await page.getByLabel('New password', { exact: true }).fill(NEW_PASSWORD);
     await page.getByLabel('New password', { exact: true }).press('Enter');
     await page.getByText('Your password was updated.').waitFor();
+    // Checked when the page opens (decision 0020): the dead link says so before anyone types.
     await page.goto(link);
-    await page.getByLabel('New password', { exact: true }).fill('third walnut river 77');
-    await page.getByLabel('New password', { exact: true }).press('Enter');
     await page.getByText('This link is invalid or has expired.').waitFor();
     assert.equal(await page.getByLabel('New password', { exact: true }).count(), 0, 'the form is gone');
     assert.equal(await page.getByRole('button', { name: 'Change Password' }).count(), 0);
@@ -367,8 +367,6 @@ describe('screenshots', { skip: process.env.SCREENSHOTS_DIR === undefined }, () 
         await page.getByRole('meter').waitFor();
         await shot(page, 'reset-password');
         await page.goto(`${server.url}/reset-password/not-a-real-token-at-all-0000`);
-        await page.getByLabel('New password', { exact: true }).fill(NEW_PASSWORD);
-        await page.getByLabel('New password', { exact: true }).press('Enter');
         await page.getByText('This link is invalid or has expired.').waitFor();
         await shot(page, 'reset-password-dead-link');
 
@@ -388,7 +386,13 @@ describe('screenshots', { skip: process.env.SCREENSHOTS_DIR === undefined }, () 
     }
     // A narrow phone: nothing may wrap awkwardly at 320 px.
     for (const theme of ['light', 'dark'] as const) {
-      const context = await browser.newContext({ viewport: { width: 320, height: 640 }, locale: 'de-DE', isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
+      const context = await browser.newContext({
+        viewport: { width: 320, height: 640 },
+        locale: 'de-DE',
+        isMobile: true,
+        hasTouch: true,
+        deviceScaleFactor: 2,
+      });
       const page = await context.newPage();
       await page.emulateMedia({ colorScheme: theme });
       for (const path of ['/sign-in', '/sign-up', '/forgot-password']) {

@@ -80,7 +80,7 @@ describe('sign-in in Chromium', () => {
     await alert.getByText("We couldn't sign you in.", { exact: false }).waitFor();
     assert.equal(await alert.getByRole('listitem').count(), 3);
     assert.equal(await alert.getByRole('link', { name: 'Reset your password' }).getAttribute('href'), '/forgot-password');
-    assert.equal(await alert.getByRole('link', { name: 'Sign in with SSO' }).getAttribute('href'), '/sso-sign-in');
+    assert.equal(await alert.getByRole('link', { name: 'Sign in with SSO' }).getAttribute('href'), '/sso-sign-in?email=bob%40example.com');
     assert.deepEqual(await axeViolations(page), [], 'axe with the failure list shown');
     await screenshot(page, 'sign-in-failure');
 
@@ -175,7 +175,7 @@ describe('sign-in in Chromium', () => {
     await page.waitForURL(`${server.url}/sign-in`);
     await page.goto(`${server.url}/no/such/page`);
     await page.waitForURL(`${server.url}/sign-in`);
-    await page.goto(`${server.url}/sso-sign-in`);
+    await page.goto(`${server.url}/defer-email-verification`);
     await page.getByRole('heading', { name: 'Not available yet' }).waitFor();
     assert.deepEqual(await axeViolations(page), [], 'axe on the not-available card');
     await page.context().close();

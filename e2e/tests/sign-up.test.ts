@@ -67,10 +67,12 @@ describe('sign-up, verification and setup in Chromium', () => {
     await fresh.getByText('Signed in as Nora Quinn').waitFor();
     await fresh.context().close();
 
-    // The first link was replaced by the resend; it no longer signs anyone in.
+    // The first link was replaced by the resend; it no longer signs anyone in, and now that the
+    // email is verified it says so (decision 0020).
     const stale = await (await newContext(browser)).newPage();
     await stale.goto(link);
-    await stale.getByText('The link for setting up your account appears to be invalid.', { exact: false }).waitFor();
+    await stale.getByText('This email address is already verified, so this link is no longer needed. Sign in to continue.').waitFor();
+    assert.equal(await stale.getByRole('link', { name: 'Sign In' }).getAttribute('href'), '/sign-in');
     await stale.context().close();
     await page.context().close();
   });
@@ -86,14 +88,11 @@ describe('sign-up, verification and setup in Chromium', () => {
     await page.waitForURL(`${server.url}/home`);
     await page.context().close();
 
+    // Used, the link signs nobody in; it says the email is verified and offers sign-in (decision 0020).
     const again = await (await newContext(browser)).newPage();
     await again.goto(link);
-    await again
-      .getByText(
-        'The link for setting up your account appears to be invalid. If you are in an organization, please request that your organization administrator re-send the link.',
-      )
-      .waitFor();
-    assert.deepEqual(await axeViolations(again), [], 'axe on the setup error');
+    await again.getByText('This email address is already verified, so this link is no longer needed. Sign in to continue.').waitFor();
+    assert.deepEqual(await axeViolations(again), [], 'axe on the used link');
     await again.context().close();
   });
 

@@ -17,6 +17,9 @@ const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 export const webAliases = [
   { find: /^@foyer\/contract$/, replacement: here('../contract/src/index.ts') },
   { find: /^@foyer\/contract\/core$/, replacement: here('../contract/src/core.ts') },
+  // Decision 0021: the forum's and analytics' values, kept apart from core so that the sign-in
+  // page's first load does not carry them.
+  { find: /^@foyer\/contract\/community$/, replacement: here('../contract/src/community.ts') },
 ];
 
 /**

@@ -8,6 +8,8 @@ describe('redirect allow-list (spec §5)', () => {
     '/home',
     '/home?tab=snippets#top',
     '/discourse-sso?sso=abc%3D&sig=0a1b',
+    // Discourse's payload with its signed line feed, escaped (decision 0021).
+    '/discourse-sso?sso=bm9uY2U9Y2I2ODI1MWVlZmI1MjExZTU4YzAwZmYxMzk1ZjBjMGI%3D%0A&sig=2828aa',
     'foyer://signin?otter=x',
     'FOYER://signin',
     'foyer-local://callback',
@@ -48,6 +50,9 @@ describe('redirect allow-list (spec §5)', () => {
     ['scheme-relative backslash', 'https:\\\\evil.example'],
     ['app scheme with newline', 'foyer://x\n'],
     ['malformed escape', '/%E0%A4%A'],
+    ['escaped newline in the path', '/%0A/evil.example'],
+    ['escaped tab in the path before a query', '/%09/evil.example?sso=a%0A'],
+    ['raw newline in the query', '/discourse-sso?sso=a\n&sig=b'],
   ])('refuses %s', (_, target) => {
     expect(isAllowedRedirect(target, policy)).toBe(false);
   });

@@ -43,7 +43,12 @@ function decodeRepeatedly(value: string): string | undefined {
 
 function isSafeRelativePath(value: string): boolean {
   if (!value.startsWith('/')) return false;
-  const decoded = decodeRepeatedly(value);
+  // The decoded form is checked for the path only. A browser never decodes a query or fragment
+  // before navigating, so an escaped control character there stays data, and the forum's return
+  // path needs exactly that: Discourse's `sso` payload carries line feeds that are signed
+  // (`/discourse-sso?sso=…%0A&sig=…`, decision 0021). The raw value has none (isAllowedRedirect).
+  const end = value.search(/[?#]/);
+  const decoded = decodeRepeatedly(end === -1 ? value : value.slice(0, end));
   if (decoded === undefined || UNSAFE_CHARS.test(decoded)) return false;
   // `//host` and `/\host` are protocol-relative to a browser; check the decoded form too so
   // `/%2F%2Fevil.example` cannot become one after a later decode.

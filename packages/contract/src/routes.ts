@@ -61,6 +61,9 @@ export const QUERY_PARAMS = [
   'state',
   'sso',
   'sig',
+  // Not in spec §2's list: the address the SSO links of sign-in, forgot-password and Google fill
+  // into SSO sign-in (decision 0022).
+  'email',
 ] as const;
 export type QueryParam = (typeof QUERY_PARAMS)[number];
 

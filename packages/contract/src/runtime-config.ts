@@ -21,6 +21,12 @@ export const RuntimeConfig = z.object({
   googleEnabled: z.boolean(),
   /** Where a signed-in person goes when no `from` is given. */
   defaultHome: z.string().check(z.minLength(1)),
+  /** The community terms page `/discourse-terms` shows in its frame (decision 0021). */
+  communityTermsUrl: z.optional(z.string()),
+  /** The Segment-compatible batch endpoint (ANALYTICS_URL); absent means analytics are off. */
+  analyticsUrl: z.optional(z.string()),
+  /** COOKIE_DOMAIN: the parent domain of the cookies the page itself writes (spec §3). */
+  cookieDomain: z.optional(z.string()),
 });
 export type RuntimeConfig = z.infer<typeof RuntimeConfig>;
 

@@ -14,6 +14,11 @@ export const STORAGE_KEYS = {
   preferSso: 'preferSso',
   /** The remembered SSO email (spec §2, 'Remember email'). */
   ssoEmail: 'ssoEmail',
+  /**
+   * Where a web SSO sign-in goes once `/ssol/:transferToken` has signed the browser in: the
+   * `from` of SSO sign-in, kept in the tab across the identity provider's pages (decision 0022).
+   */
+  ssoFrom: 'ssoFrom',
   /** The one-time sign-in token, cleared after its exchange (spec §3). */
   otterToken: 'otterToken',
   /** The immediate-redirect flag (spec §3, §4). */

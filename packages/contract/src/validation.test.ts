@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
 import { CALLS, SignUpBody } from './calls.js';
-import { hasControlCharacters, isValidEmail, normalizeEmail, passwordLengthOk, signInReady } from './validation.js';
+import { hasControlCharacters, isValidEmail, normalizeEmail, passwordLengthOk, signInReady, ssoSignInReady } from './validation.js';
 
 describe('email pattern (spec §5)', () => {
   it.each([
@@ -55,6 +55,11 @@ describe('password and sign-in rules (spec §5)', () => {
     expect(signInReady('ann@example.com', '   ')).toBe(false);
     expect(signInReady('  ', 'secret')).toBe(false);
     expect(signInReady('a', 'b')).toBe(true);
+  });
+
+  it('SSO sign-in needs only a trimmed email', () => {
+    expect(ssoSignInReady(' \t ')).toBe(false);
+    expect(ssoSignInReady(' ann@corp.example ')).toBe(true);
   });
 
   it('sign-up body refuses blank names and bad emails with the fields named', () => {

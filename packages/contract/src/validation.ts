@@ -42,6 +42,11 @@ export function signInReady(email: string, password: string): boolean {
   return email.trim().length > 0 && password.trim().length > 0;
 }
 
+/** Spec §5: SSO sign-in needs only a trimmed email; the service decides whether it knows it. */
+export function ssoSignInReady(email: string): boolean {
+  return email.trim().length > 0;
+}
+
 /** Spec §9: generated random ids (device ids) are 12 characters. */
 export const RANDOM_ID_PATTERN = /^[A-Za-z0-9_-]{12}$/;
 

@@ -51,7 +51,11 @@ const EnvSchema = z
       .pipe(z.string().regex(COOKIE_DOMAIN_PATTERN, 'must be a domain name of at least two labels, such as example.com'))
       .optional(),
     // Decision 0018: /metrics answers only with `Authorization: Bearer <METRICS_TOKEN>`; 404 when unset.
-    METRICS_TOKEN: z.string().min(32, 'must be at least 32 characters').regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces').optional(),
+    METRICS_TOKEN: z
+      .string()
+      .min(32, 'must be at least 32 characters')
+      .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces')
+      .optional(),
     SERVER_URLS: z.string().optional(),
     FLAGS: z.string().optional(),
     RECAPTCHA_SITE_KEY: z.string().min(1).optional(),
@@ -67,6 +71,11 @@ const EnvSchema = z
     // least 10 characters); forum sign-in answers notFound without it. Never logged.
     DISCOURSE_CONNECT_SECRET: z.string().min(10, 'must be at least 10 characters').optional(),
     // The community terms version an acceptance is recorded under; a new version asks again.
+    // Decision 0021: the community terms page /discourse-terms frames. Default: the forum's own
+    // /tos (Discourse's terms page); in local a page this server serves, so it loads offline.
+    COMMUNITY_TERMS_URL: z.url({ protocol: /^https?$/ }).optional(),
+    // Decision 0021: a Segment-compatible batch endpoint the page sends its events to; off when unset.
+    ANALYTICS_URL: z.url({ protocol: /^https?$/ }).optional(),
     COMMUNITY_TERMS_VERSION: z
       .string()
       .regex(/^[\w.-]{1,40}$/, 'must be 1 to 40 letters, digits, dots, hyphens or underscores')
@@ -89,10 +98,16 @@ const EnvSchema = z
         return parsed.ok ? parsed.value : false;
       }),
     // Mail (decision 0009): SMTP when set; otherwise the local dev mailbox, or queued until set.
-    SMTP_URL: z.string().regex(/^smtps?:\/\/[^\s]+$/, 'must be an smtp:// or smtps:// URL').optional(),
+    SMTP_URL: z
+      .string()
+      .regex(/^smtps?:\/\/[^\s]+$/, 'must be an smtp:// or smtps:// URL')
+      .optional(),
     MAIL_FROM: z.string().min(3).max(200).optional(),
     MAIL_POLL_MS: int(50, 3_600_000).default(2000),
-    REDIS_URL: z.string().regex(/^rediss?:\/\/[^\s]+$/, 'must be a redis:// or rediss:// URL').optional(),
+    REDIS_URL: z
+      .string()
+      .regex(/^rediss?:\/\/[^\s]+$/, 'must be a redis:// or rediss:// URL')
+      .optional(),
     // Decision 0010: `off` disables every rate limit (the benchmark harness only); logged at warn.
     RATE_LIMITS: z.enum(['on', 'off']).default('on'),
     RECAPTCHA_VERIFY_URL: z.url({ protocol: /^https?$/ }).default('https://www.google.com/recaptcha/api/siteverify'),
@@ -133,6 +148,12 @@ const EnvSchema = z
     // The ID token and the code travel over this connection: plain http only on a developer's machine.
     if (isDeployed(env.FOYER_ENV) && !env.GOOGLE_ISSUER.startsWith('https:')) {
       ctx.addIssue({ code: 'custom', path: ['GOOGLE_ISSUER'], message: `must be https when FOYER_ENV=${env.FOYER_ENV}` });
+    }
+    // The page frames the one and sends its visitors' events to the other: never over plain http.
+    for (const name of ['COMMUNITY_TERMS_URL', 'ANALYTICS_URL'] as const) {
+      if (isDeployed(env.FOYER_ENV) && env[name]?.startsWith('http:')) {
+        ctx.addIssue({ code: 'custom', path: [name], message: `must be https when FOYER_ENV=${env.FOYER_ENV}` });
+      }
     }
     if (isDeployed(env.FOYER_ENV) && env.SECRET_KEY === undefined) {
       ctx.addIssue({ code: 'custom', path: ['SECRET_KEY'], message: `is required when FOYER_ENV=${env.FOYER_ENV}` });
@@ -181,6 +202,10 @@ export interface Config {
   discourseConnectSecret?: string;
   /** The community terms version acceptances are recorded under. */
   communityTermsVersion: string;
+  /** The community terms page the web frames (decision 0021); absent without a forum. */
+  communityTermsUrl?: string;
+  /** ANALYTICS_URL: where the page sends its events (decision 0021); analytics are off without it. */
+  analyticsUrl?: string;
   lockoutThreshold: number;
   session: { idleMs: number; absoluteMs: number };
   logLevel: (typeof LOG_LEVELS)[number];
@@ -209,9 +234,7 @@ export interface Config {
  * GOOGLE_CLIENT_ID, the stand-in provider that main.ts starts on its own port and then
  * replaces with the client it registered there. Never a stand-in outside `local`.
  */
-export type GoogleConfig =
-  | { kind: 'client'; issuer: string; clientId: string; clientSecret: string }
-  | { kind: 'standIn'; port: number };
+export type GoogleConfig = { kind: 'client'; issuer: string; clientId: string; clientSecret: string } | { kind: 'standIn'; port: number };
 
 function googleConfig(env: z.infer<typeof EnvSchema>): GoogleConfig | undefined {
   if (env.GOOGLE_CLIENT_ID !== undefined && env.GOOGLE_CLIENT_SECRET !== undefined) {
@@ -271,6 +294,25 @@ function parseDatabaseUrl(value: string, cwd: string, poolSize: number | undefin
   return { kind: 'sqlite', filename: isAbsolute(path) ? path : resolve(cwd, path) };
 }
 
+/** Where the local environment serves its stand-in community terms page (decision 0021). */
+export const LOCAL_COMMUNITY_TERMS_PATH = '/dev/community-terms';
+
+/** Decision 0021: COMMUNITY_TERMS_URL; else the local page in `local`; else the forum's /tos. */
+function communityTermsUrl(
+  env: { FOYER_ENV: Environment; COMMUNITY_TERMS_URL?: string | undefined },
+  publicUrl: string,
+  urls: ServerUrls,
+): string | undefined {
+  if (env.COMMUNITY_TERMS_URL !== undefined) return env.COMMUNITY_TERMS_URL;
+  if (env.FOYER_ENV === 'local') return `${publicUrl}${LOCAL_COMMUNITY_TERMS_PATH}`;
+  return urls.community === undefined ? undefined : `${urls.community}/tos`;
+}
+
+/** `{ [key]: value }` when there is a value, so optional fields stay absent rather than undefined. */
+function optionalEntry<K extends string>(key: K, value: string | undefined): Partial<Record<K, string>> {
+  return value === undefined ? {} : ({ [key]: value } as Record<K, string>);
+}
+
 /** Reads the environment once; throws ConfigError naming each bad variable. */
 export function loadConfig(source: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): Config {
   // An empty variable (`PUBLIC_URL=` in a .env file) means "not set", not "set to nothing".
@@ -283,6 +325,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env, cwd: string 
   const defaults = deployed ? deployedServerUrls(env.FOYER_ENV, publicUrl) : localServerUrls(publicUrl);
   const database = parseDatabaseUrl(env.DATABASE_URL, cwd, env.DATABASE_POOL_SIZE);
   const google = googleConfig(env);
+  const serverUrls: ServerUrls = { ...defaults, ...parseServerUrls(env.SERVER_URLS) };
   return {
     env: env.FOYER_ENV,
     port: env.PORT,
@@ -291,13 +334,15 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env, cwd: string 
     publicHostname: new URL(publicUrl).hostname,
     ...(env.COOKIE_DOMAIN === undefined ? {} : { cookieDomain: env.COOKIE_DOMAIN }),
     database,
-    serverUrls: { ...defaults, ...parseServerUrls(env.SERVER_URLS) },
+    serverUrls,
     flags: { ...FLAG_DEFAULTS, ...parseFlagOverrides(env.FLAGS) },
     ...(env.RECAPTCHA_SITE_KEY === undefined ? {} : { reCaptchaSiteKey: env.RECAPTCHA_SITE_KEY }),
     ...(env.RECAPTCHA_SECRET === undefined ? {} : { reCaptchaSecret: env.RECAPTCHA_SECRET }),
     ...(google === undefined ? {} : { google }),
     ...(env.DISCOURSE_CONNECT_SECRET === undefined ? {} : { discourseConnectSecret: env.DISCOURSE_CONNECT_SECRET }),
     communityTermsVersion: env.COMMUNITY_TERMS_VERSION,
+    ...optionalEntry('communityTermsUrl', communityTermsUrl(env, publicUrl, serverUrls)),
+    ...optionalEntry('analyticsUrl', env.ANALYTICS_URL),
     lockoutThreshold: env.LOCKOUT_THRESHOLD,
     session: { idleMs: env.SESSION_IDLE_DAYS * DAY_MS, absoluteMs: env.SESSION_ABSOLUTE_DAYS * DAY_MS },
     logLevel: env.LOG_LEVEL ?? (env.FOYER_ENV === 'test' ? 'silent' : 'info'),
@@ -339,5 +384,8 @@ export function buildRuntimeConfig(config: Config, log: (message: string) => voi
     googleEnabled: config.google !== undefined,
     // Decision 0005: `/home` locally; the app's own site once deployed.
     defaultHome: appUrl ?? APP_ROUTES.home,
+    ...optionalEntry('communityTermsUrl', config.communityTermsUrl),
+    ...optionalEntry('analyticsUrl', config.analyticsUrl),
+    ...optionalEntry('cookieDomain', config.cookieDomain),
   });
 }

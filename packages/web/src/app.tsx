@@ -1,9 +1,10 @@
+import { DEVICE_HAND_OFF_PATH } from '@foyer/contract/community';
 import { APP_ROUTES, FORUM_ROUTES, ROUTES, type RouteName } from '@foyer/contract/core';
 import { Suspense } from 'react';
 import { BrowserRouter, Navigate, Route, Routes } from 'react-router';
 import { PageSpinner } from './components/card-layout';
 import { useRuntimeConfig } from './lib/runtime-config';
-import { HomeScreen, SCREENS } from './screens/registry';
+import { DeviceHandOffScreen, HomeScreen, SCREENS } from './screens/registry';
 
 const ROUTE_NAMES = Object.keys(SCREENS) as RouteName[];
 
@@ -25,6 +26,7 @@ export function App() {
         <Routes>
           <Route path="/" element={toSignIn} />
           <Route path={APP_ROUTES.home} element={<HomeScreen />} />
+          <Route path={DEVICE_HAND_OFF_PATH} element={<DeviceHandOffScreen />} />
           {ROUTE_NAMES.filter(visible).map((name) => {
             const Screen = SCREENS[name];
             return <Route key={name} path={ROUTES[name]} element={<Screen />} />;

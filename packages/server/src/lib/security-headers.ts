@@ -30,8 +30,12 @@ export async function registerSecurityHeaders(app: FastifyInstance, config: Conf
         styleSrc: ["'self'"],
         imgSrc: ["'self'", 'data:'],
         fontSrc: ["'self'"],
-        connectSrc: ["'self'"],
-        frameSrc: ["'self'", ...(config.reCaptchaSiteKey === undefined ? [] : RECAPTCHA_FRAME_SOURCES)],
+        connectSrc: ["'self'", ...foreignOrigin(config.analyticsUrl, config.publicUrl)],
+        frameSrc: [
+          "'self'",
+          ...(config.reCaptchaSiteKey === undefined ? [] : RECAPTCHA_FRAME_SOURCES),
+          ...foreignOrigin(config.communityTermsUrl, config.publicUrl),
+        ],
         frameAncestors: ["'none'"],
         objectSrc: ["'none'"],
         baseUri: ["'none'"],
@@ -53,6 +57,17 @@ export async function registerSecurityHeaders(app: FastifyInstance, config: Conf
   });
   refuseForbiddenHeaderCharacters(app);
   forbidCachingOfAccountAnswers(app);
+}
+
+/**
+ * Decision 0021: the page may reach the analytics endpoint and frame the community terms page,
+ * each by its exact origin only (not the forum's whole site, not a wildcard); one on this
+ * service's own origin is already 'self'.
+ */
+function foreignOrigin(url: string | undefined, publicUrl: string): string[] {
+  if (url === undefined) return [];
+  const { origin } = new URL(url);
+  return origin === new URL(publicUrl).origin ? [] : [origin];
 }
 
 /** Answers of these paths are about one person: their account, their session token. */

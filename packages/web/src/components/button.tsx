@@ -40,6 +40,8 @@ interface AsButton extends CommonProps {
  */
 interface AsInternalLink extends CommonProps {
   to: string;
+  /** Runs before the browser follows the link (SSO sign-in clears its stored preference). */
+  onClick?: (event: MouseEvent<HTMLAnchorElement>) => void;
   href?: never;
 }
 
@@ -71,15 +73,25 @@ export function Button(props: ButtonProps) {
       ...trigger,
     };
     if (props.to !== undefined) {
-      if (inactive) return <a {...shared} aria-disabled="true">{content}</a>;
+      if (inactive)
+        return (
+          <a {...shared} aria-disabled="true">
+            {content}
+          </a>
+        );
       return (
-        <a {...shared} href={props.to}>
+        <a {...shared} href={props.to} onClick={props.onClick}>
           {content}
         </a>
       );
     }
     if (props.href !== undefined) {
-      if (inactive) return <a {...shared} aria-disabled="true">{content}</a>;
+      if (inactive)
+        return (
+          <a {...shared} aria-disabled="true">
+            {content}
+          </a>
+        );
       // A new tab gets no handle on this page (reverse tabnabbing) and no referrer.
       const opensTab = props.target === '_blank';
       return (

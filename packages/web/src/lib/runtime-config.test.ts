@@ -72,6 +72,13 @@ describe('the guards agree with the contract’s schemas', () => {
     ['a flag of the wrong type', { ...served, flags: { ...served.flags, 'requests-version': true } }],
     ['a missing flag', { ...served, flags: {} }],
     ['a bot-check key that is not text', { ...served, reCaptchaSiteKey: 1 }],
+    [
+      'with the forum terms, analytics and cookie domain',
+      { ...served, communityTermsUrl: 'https://c/tos', analyticsUrl: 'https://a/v1/batch', cookieDomain: 'foyer.app' },
+    ],
+    ['an analytics address that is not text', { ...served, analyticsUrl: true }],
+    ['a terms address that is not text', { ...served, communityTermsUrl: 1 }],
+    ['a cookie domain that is not text', { ...served, cookieDomain: {} }],
     ['googleEnabled missing', { ...served, googleEnabled: undefined }],
     ['an empty default home', { ...served, defaultHome: '' }],
     ['an array', [served]],

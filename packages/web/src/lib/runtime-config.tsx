@@ -44,14 +44,18 @@ export function isStringRecord(value: unknown): value is Record<string, string> 
 
 export function isRuntimeConfig(value: unknown): value is RuntimeConfig {
   if (!isRecord(value)) return false;
-  const { env, serverUrls, flags, reCaptchaSiteKey, googleEnabled, defaultHome } = value;
+  const { env, serverUrls, flags, reCaptchaSiteKey, googleEnabled, defaultHome, communityTermsUrl, analyticsUrl, cookieDomain } = value;
+  const optionalText = (entry: unknown) => entry === undefined || typeof entry === 'string';
   const flagsOk = isRecord(flags) && (Object.keys(FLAG_DEFAULTS) as FlagName[]).every((name) => typeof flags[name] === typeof FLAG_DEFAULTS[name]);
   const urlsOk = isStringRecord(serverUrls) && Object.keys(serverUrls).every((kind) => includes(SERVER_KINDS, kind));
   return (
     includes(ENVIRONMENTS, env) &&
     urlsOk &&
     flagsOk &&
-    (reCaptchaSiteKey === undefined || typeof reCaptchaSiteKey === 'string') &&
+    optionalText(reCaptchaSiteKey) &&
+    optionalText(communityTermsUrl) &&
+    optionalText(analyticsUrl) &&
+    optionalText(cookieDomain) &&
     typeof googleEnabled === 'boolean' &&
     typeof defaultHome === 'string' &&
     defaultHome !== ''

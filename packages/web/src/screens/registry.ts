@@ -6,6 +6,8 @@ type Screen = LazyExoticComponent<ComponentType>;
 const notAvailable: Screen = lazy(() => import('./not-available/not-available').then((m) => ({ default: m.NotAvailable })));
 
 export const HomeScreen: Screen = lazy(() => import('./home/home').then((m) => ({ default: m.Home })));
+// Decision 0021: the device hand-off screen, at a path of Foyer's choosing (DEVICE_HAND_OFF_PATH).
+export const DeviceHandOffScreen: Screen = lazy(() => import('./device-hand-off/device-hand-off').then((m) => ({ default: m.DeviceHandOff })));
 
 // Sign-in's module is in the first bundle anyway (page.tsx renders it on /sign-in without the
 // router), so inside the router shell this costs no fetch: the root and unknown paths land here.
@@ -19,6 +21,14 @@ const setupAccount: Screen = lazy(() => import('./setup-account/setup-account').
 // Decision 0019: Google's two screens load on demand, so the sign-in page's first load stays light.
 const socialAuth: Screen = lazy(() => import('./social-auth/social-auth').then((m) => ({ default: m.SocialAuth })));
 const socialAuthCallback: Screen = lazy(() => import('./social-auth/social-auth-callback').then((m) => ({ default: m.SocialAuthCallback })));
+// Decision 0021: the forum's two screens (and the analytics they record with), on demand; the
+// router shell mounts them only while the `discourse-sso` flag is on.
+const discourseSso: Screen = lazy(() => import('./forum/discourse-sso').then((m) => ({ default: m.DiscourseSso })));
+const discourseTerms: Screen = lazy(() => import('./forum/discourse-terms').then((m) => ({ default: m.DiscourseTerms })));
+// Decision 0022: company SSO's three screens, on demand like Google's.
+const ssoSignIn: Screen = lazy(() => import('./sso/sso-sign-in').then((m) => ({ default: m.SsoSignIn })));
+const ssoLanding: Screen = lazy(() => import('./sso/sso-landing').then((m) => ({ default: m.SsoLanding })));
+const ssoTransfer: Screen = lazy(() => import('./sso/sso-transfer').then((m) => ({ default: m.SsoTransfer })));
 
 /**
  * The route table: the screen of every auth route (spec §2), paths from the contract's ROUTES.
@@ -36,11 +46,11 @@ export const SCREENS: Record<RouteName, Screen> = {
   verifyEmail: setupAccount,
   verifyNewEmail: notAvailable,
   setupAccount,
-  ssoSignIn: notAvailable,
-  ssoLanding: notAvailable,
-  ssoTransfer: notAvailable,
+  ssoSignIn,
+  ssoLanding,
+  ssoTransfer,
   socialAuth,
   socialAuthCallback,
-  discourseSso: notAvailable,
-  discourseTerms: notAvailable,
+  discourseSso,
+  discourseTerms,
 };

@@ -3,6 +3,7 @@ import { callRoute } from '../../lib/call-route.js';
 import { requestMeta } from '../audit/audit.service.js';
 import { requireSession } from '../sessions/sessions.http.js';
 import { agreeToTerms, answerDiscourseSso } from './community.service.js';
+import { registerLocalTermsPage } from './local-terms.js';
 
 /**
  * Spec §7 `community/discourseSso` and `community/termsAgreed` (decision 0021): Foyer as the
@@ -22,4 +23,7 @@ export const communityRoutes: FastifyPluginAsyncZod = async (app) => {
       return {};
     },
   });
+
+  // Decision 0021: only `local` serves its own terms page; elsewhere the forum's page is framed.
+  if (app.config.env === 'local') registerLocalTermsPage(app);
 };

@@ -104,9 +104,12 @@ describe.skipIf(dbUnavailable)('Google accounts (decision 0019), against a real 
     const user = await findUserByEmailKey(t.db, normalizeEmail(email));
     expect(user).toMatchObject({ password_hash: null, first_name: 'Victoria', last_name: 'Owner', phone_number: null });
     expect(user?.email_verified_at).not.toBeNull();
-    // The stranger's verification link is dead and their password opens nothing, not even the
-    // unverifiedAccount answer of a pending sign-up.
-    expect((await postJson(t, VERIFY_URL, { token, deviceId: newDeviceId() })).json()).toEqual({ errorMessage: 'invalidToken' });
+    // The stranger's verification link is dead (it says the email is verified, decision 0020, and
+    // activates nothing) and their password opens nothing, not even the unverifiedAccount answer
+    // of a pending sign-up.
+    const dead = await postJson(t, VERIFY_URL, { token, deviceId: newDeviceId() });
+    expect(dead.json()).toEqual({ errorMessage: 'alreadyVerified' });
+    expect(setCookie(dead, sessionCookieName(t.config))).toBeUndefined();
     const stranger = await postSignIn(t.app, { email, password: PASSWORD });
     expect(stranger.statusCode).toBe(401);
     expect(stranger.json()).toEqual({ errorMessage: 'invalidCredentials' });

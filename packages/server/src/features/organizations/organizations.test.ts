@@ -107,7 +107,8 @@ describe.skipIf(dbUnavailable)('organisations and invitations (admin CLI)', () =
     expect(link).toMatchObject({ purpose: 'invitation', expires_at: t.clock.now() + 7 * 24 * 60 * 60 * 1000 });
 
     const fields = await t.app.inject({ method: 'GET', url: fieldsUrl(token) });
-    expect(fields.json()).toEqual({ fields: ['firstName', 'lastName', 'hashPassword', 'phoneNumber'] });
+    // The screen names the account and the organisation that invited it (decision 0020).
+    expect(fields.json()).toEqual({ fields: ['firstName', 'lastName', 'hashPassword', 'phoneNumber'], email, organization: org.name });
     const deviceId = newDeviceId();
     const setup = await postJson(t, SETUP_URL, { token, deviceId, firstName: 'Ines', lastName: 'Vitée', hashPassword: sha256Hex('invited passphrase') });
     expect(setup.statusCode).toBe(200);

@@ -26,7 +26,16 @@ describe.skipIf(dbUnavailable)('POST /api/account/forgotPassword', () => {
 
     const stored = await t.db.selectFrom('email_tokens').selectAll().where('user_id', '=', user.id).execute();
     expect(stored).toEqual([
-      { id: sha256Hex(token), user_id: user.id, purpose: 'passwordReset', created_at: t.clock.now(), expires_at: t.clock.now() + HOUR, used_at: null, signup_id: null },
+      {
+        id: sha256Hex(token),
+        user_id: user.id,
+        purpose: 'passwordReset',
+        created_at: t.clock.now(),
+        expires_at: t.clock.now() + HOUR,
+        used_at: null,
+        signup_id: null,
+        ended_reason: null,
+      },
     ]);
     const events = await listAuditEvents(t.db, { emailKey: normalizeEmail(email), type: 'password.resetRequested' });
     expect(events.map((event) => JSON.parse(event.detail ?? '{}') as unknown)).toEqual([{ sent: true }]);
@@ -38,7 +47,11 @@ describe.skipIf(dbUnavailable)('POST /api/account/forgotPassword', () => {
     const active = await createTestUser(t);
     const deactivated = await createTestUser(t, { deactivated: true });
     const unknown = uniqueEmail('nobody');
-    const answers = [await postForgot(t, { email: active.email }), await postForgot(t, { email: unknown }), await postForgot(t, { email: deactivated.email })];
+    const answers = [
+      await postForgot(t, { email: active.email }),
+      await postForgot(t, { email: unknown }),
+      await postForgot(t, { email: deactivated.email }),
+    ];
     for (const answer of answers) {
       expect(answer.statusCode).toBe(200);
       expect(answer.body).toBe(answers[0]?.body);
@@ -51,7 +64,9 @@ describe.skipIf(dbUnavailable)('POST /api/account/forgotPassword', () => {
     expect(await t.db.selectFrom('email_tokens').select('id').where('user_id', '=', deactivated.user.id).execute()).toEqual([]);
 
     const reasons = async (email: string) =>
-      (await listAuditEvents(t.db, { emailKey: normalizeEmail(email), type: 'password.resetRequested' })).map((event) => JSON.parse(event.detail ?? '{}') as unknown);
+      (await listAuditEvents(t.db, { emailKey: normalizeEmail(email), type: 'password.resetRequested' })).map(
+        (event) => JSON.parse(event.detail ?? '{}') as unknown,
+      );
     expect(await reasons(unknown)).toEqual([{ sent: false, reason: 'unknownEmail' }]);
     expect(await reasons(deactivated.email)).toEqual([{ sent: false, reason: 'deactivated' }]);
   });

@@ -1,10 +1,23 @@
 import { normalizeEmail } from '@foyer/contract';
 import { describe, expect, it } from 'vitest';
 import { SETUP_URL, mailsTo, postJson } from '../../../test/account-entry.js';
-import { HOUR, MINUTE, createTestUser, dbUnavailable, getSession, newDeviceId, postSignIn, signIn, useTestApp } from '../../../test/helpers.js';
+import {
+  HOUR,
+  MINUTE,
+  createTestUser,
+  dbUnavailable,
+  getSession,
+  newDeviceId,
+  postSignIn,
+  sessionCookieName,
+  setCookie,
+  signIn,
+  useTestApp,
+} from '../../../test/helpers.js';
 import { postReset, randomAddress, requestResetToken } from '../../../test/password.js';
 import { listAuditEvents } from '../audit/audit.repo.js';
 import { unitOfWork } from '../../lib/unit-of-work.js';
+import { sha256Hex } from '../../lib/crypto.js';
 import { issueToken } from '../tokens/tokens.js';
 import { getFailureCount } from '../lockout/lockout.repo.js';
 import { findUserById } from '../users/users.repo.js';
@@ -100,8 +113,19 @@ describe.skipIf(dbUnavailable)('POST /api/account/resetPassword', () => {
   it('ends the account’s other emailed links, each of which could sign someone in', async () => {
     const account = await createTestUser(t, { verified: false });
     const verify = await issueToken(unitOfWork(t), { userId: account.user.id, purpose: 'verifyEmail' });
+    const invitation = await issueToken(unitOfWork(t), { userId: account.user.id, purpose: 'invitation' });
     await postReset(t, await requestResetToken(t, account.email), 'a brand new password');
-    expect((await postJson(t, SETUP_URL, { token: verify, deviceId: newDeviceId() })).json()).toEqual({ errorMessage: 'invalidToken' });
+    // The reset verified the email: the verification link says so (decision 0020) and signs nobody in.
+    const again = await postJson(t, SETUP_URL, { token: verify, deviceId: newDeviceId() });
+    expect(again.json()).toEqual({ errorMessage: 'alreadyVerified' });
+    expect(setCookie(again, sessionCookieName(t.config))).toBeUndefined();
+    expect((await postJson(t, SETUP_URL, { token: invitation, deviceId: newDeviceId() })).json()).toEqual({ errorMessage: 'invalidToken' });
+    const ended = await t.db
+      .selectFrom('email_tokens')
+      .select('ended_reason')
+      .where('id', 'in', [sha256Hex(verify), sha256Hex(invitation)])
+      .execute();
+    expect(ended.map((row) => row.ended_reason)).toEqual(['passwordReset', 'passwordReset']);
   });
 
   it('refuses the current password and each of the last five with recentPassword (409), allowing the sixth-oldest', async () => {
@@ -163,7 +187,12 @@ describe.skipIf(dbUnavailable)('POST /api/account/resetPassword', () => {
   });
 
   it('refuses malformed input with invalidRequest, never a 5xx', async () => {
-    for (const body of [{ token: 'short', hashPassword: 'a'.repeat(64) }, { token: 'A'.repeat(43), hashPassword: 'plain' }, { token: 'A'.repeat(43) }, {}]) {
+    for (const body of [
+      { token: 'short', hashPassword: 'a'.repeat(64) },
+      { token: 'A'.repeat(43), hashPassword: 'plain' },
+      { token: 'A'.repeat(43) },
+      {},
+    ]) {
       const response = await postJson(t, '/api/account/resetPassword', body);
       expect(response.statusCode, JSON.stringify(body)).toBe(400);
       expect(response.json<{ errorMessage: string }>().errorMessage).toBe('invalidRequest');

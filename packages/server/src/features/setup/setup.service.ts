@@ -39,8 +39,11 @@ interface PendingSetup {
 async function pendingSignup(deps: Pick<Deps, 'db'>, token: TokenRow): Promise<PendingCredential | undefined> {
   if (token.signup_id === null) return undefined;
   const attempt = await findSignupAttempt(deps.db, token.signup_id);
-  // Dropped because another sign-up of the email was verified: this link can activate nothing.
-  if (attempt === undefined || attempt.password_hash === null) throw new AppError('invalidToken');
+  if (attempt === undefined || attempt.password_hash === null) {
+    // Dropped because a sign-up of the email was verified, perhaps a moment ago by this very link
+    // in another request: this link can activate nothing, and says why (decision 0020).
+    throw new AppError(endedVerificationLink(token, await findUserById(deps.db, token.user_id)) ?? 'invalidToken');
+  }
   return { ...attempt, password_hash: attempt.password_hash };
 }
 

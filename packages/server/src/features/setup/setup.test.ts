@@ -26,18 +26,18 @@ describe.skipIf(dbUnavailable)('GET /api/account/setupAccount/fields/{id}', () =
   const t = useTestApp();
 
   it('lists what a signed-up account lacks (only the optional phone)', async () => {
-    const { token } = await signedUp(t);
+    const { email, token } = await signedUp(t);
     const response = await fields(t, token);
     expect(response.statusCode).toBe(200);
     expect(response.headers['cache-control']).toBe('no-store');
-    expect(response.json()).toEqual({ fields: ['phoneNumber'] });
+    expect(response.json()).toEqual({ fields: ['phoneNumber'], email });
     const withPhone = await signedUp(t, { phoneNumber: '+1 555 0100' });
-    expect((await fields(t, withPhone.token)).json()).toEqual({ fields: [] });
+    expect((await fields(t, withPhone.token)).json()).toEqual({ fields: [], email: withPhone.email });
   });
 
   it('lists every field for an invited account', async () => {
-    const { token } = await invitee(t);
-    expect((await fields(t, token)).json()).toEqual({ fields: ['firstName', 'lastName', 'hashPassword', 'phoneNumber'] });
+    const { email, token } = await invitee(t);
+    expect((await fields(t, token)).json()).toEqual({ fields: ['firstName', 'lastName', 'hashPassword', 'phoneNumber'], email });
   });
 
   it('spends nothing, however often the link is opened', async () => {
@@ -77,7 +77,11 @@ describe.skipIf(dbUnavailable)('POST /api/account/setupAccount', () => {
     expect(user?.email_verified_at).toBe(t.clock.now());
     const row = await t.db.selectFrom('email_tokens').select('used_at').where('id', '=', sha256Hex(token)).executeTakeFirstOrThrow();
     expect(row.used_at).toBe(t.clock.now());
-    const attribution = await t.db.selectFrom('user_attribution').selectAll().where('user_id', '=', user?.id ?? '').executeTakeFirstOrThrow();
+    const attribution = await t.db
+      .selectFrom('user_attribution')
+      .selectAll()
+      .where('user_id', '=', user?.id ?? '')
+      .executeTakeFirstOrThrow();
     expect(attribution.utm_source).toBe('later');
     const types = (await listAuditEvents(t.db, { emailKey: normalizeEmail(email) })).map((event) => event.type);
     // Events of one millisecond have no order between them.
@@ -85,10 +89,21 @@ describe.skipIf(dbUnavailable)('POST /api/account/setupAccount', () => {
     expect((await postSignIn(t.app, { email, password: PASSWORD })).statusCode).toBe(200);
   });
 
-  it('spends the token once: a second POST answers invalidToken', async () => {
+  it('spends the token once: a verification link used again answers alreadyVerified (409, decision 0020)', async () => {
     const { token } = await signedUp(t);
     expect((await postJson(t, SETUP_URL, { token, deviceId: newDeviceId() })).statusCode).toBe(200);
     const again = await postJson(t, SETUP_URL, { token, deviceId: newDeviceId() });
+    expect(again.statusCode).toBe(409);
+    expect(again.json()).toEqual({ errorMessage: 'alreadyVerified' });
+    expect(setCookie(again, sessionCookieName(t.config))).toBeUndefined();
+    expect((await fields(t, token)).json()).toEqual({ errorMessage: 'alreadyVerified' });
+  });
+
+  it('spends an invitation once: used again it answers invalidToken (spec §8)', async () => {
+    const { token } = await invitee(t);
+    const body = { token, deviceId: newDeviceId(), firstName: 'Grace', lastName: 'Hopper', hashPassword: sha256Hex('a new long passphrase') };
+    expect((await postJson(t, SETUP_URL, body)).statusCode).toBe(200);
+    const again = await postJson(t, SETUP_URL, { ...body, deviceId: newDeviceId() });
     expect(again.statusCode).toBe(400);
     expect(again.json()).toEqual({ errorMessage: 'invalidToken' });
     expect((await fields(t, token)).json()).toEqual({ errorMessage: 'invalidToken' });
@@ -96,7 +111,8 @@ describe.skipIf(dbUnavailable)('POST /api/account/setupAccount', () => {
 
   it('lets only one of two simultaneous POSTs with one token through', async () => {
     const { email, token } = await invitee(t);
-    const post = (name: string) => postJson(t, SETUP_URL, { token, deviceId: newDeviceId(), firstName: name, lastName: 'Racer', hashPassword: sha256Hex(name) });
+    const post = (name: string) =>
+      postJson(t, SETUP_URL, { token, deviceId: newDeviceId(), firstName: name, lastName: 'Racer', hashPassword: sha256Hex(name) });
     const results = await Promise.all([post('First'), post('Second'), post('Third')]);
     expect(results.map((response) => response.statusCode).sort()).toEqual([200, 400, 400]);
     const winner = results.find((response) => response.statusCode === 200);
@@ -104,7 +120,11 @@ describe.skipIf(dbUnavailable)('POST /api/account/setupAccount', () => {
     expect(['First', 'Second', 'Third']).toContain(user?.first_name);
     expect((await postSignIn(t.app, { email, password: user?.first_name ?? '' })).statusCode).toBe(200);
     expect(winner?.json<{ otter: string }>().otter).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    const sessions = await t.db.selectFrom('sessions').select('id').where('user_id', '=', user?.id ?? '').execute();
+    const sessions = await t.db
+      .selectFrom('sessions')
+      .select('id')
+      .where('user_id', '=', user?.id ?? '')
+      .execute();
     // One from setup, one from the sign-in just above.
     expect(sessions).toHaveLength(2);
   });
@@ -141,7 +161,11 @@ describe.skipIf(dbUnavailable)('POST /api/account/setupAccount', () => {
     expect(user).toMatchObject({ first_name: 'Grace', last_name: 'Hopper', phone_number: '+1 555 0199' });
     expect(user?.email_verified_at).not.toBeNull();
     expect((await postSignIn(t.app, { email, password: 'a new long passphrase' })).statusCode).toBe(200);
-    const attribution = await t.db.selectFrom('user_attribution').selectAll().where('user_id', '=', user?.id ?? '').executeTakeFirstOrThrow();
+    const attribution = await t.db
+      .selectFrom('user_attribution')
+      .selectAll()
+      .where('user_id', '=', user?.id ?? '')
+      .executeTakeFirstOrThrow();
     expect(attribution.initial_intent).toBe('organization');
   });
 

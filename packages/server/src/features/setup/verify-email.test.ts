@@ -13,7 +13,7 @@ describe.skipIf(dbUnavailable)('POST /api/account/verifyEmail', () => {
     const body = response.json<{ otter: string; redirectUrl: string }>();
     expect(body.redirectUrl).toBe('/home');
     expect((await getSession(t, body.otter, deviceId)).json()).toMatchObject({ user: { email, emailVerified: true } });
-    expect((await postJson(t, VERIFY_URL, { token, deviceId })).json()).toEqual({ errorMessage: 'invalidToken' });
+    expect((await postJson(t, VERIFY_URL, { token, deviceId })).json()).toEqual({ errorMessage: 'alreadyVerified' });
   });
 
   it('answers accountNotSetUp (409) when names or password are missing, and spends nothing', async () => {

@@ -63,8 +63,7 @@ export async function verifyCredentials(deps: Deps, input: SignInInput, meta: Re
 
   const user = await findUserByEmailKey(deps.db, emailKey);
   const storedHash = user?.password_hash ?? null;
-  const matched =
-    storedHash === null ? await passwords.verifyDummy(input.hashPassword) : await passwords.verify(storedHash, input.hashPassword);
+  const matched = storedHash === null ? await passwords.verifyDummy(input.hashPassword) : await passwords.verify(storedHash, input.hashPassword);
 
   if (!matched || user === undefined || storedHash === null) {
     const userId = user?.id ?? null;

@@ -45,8 +45,9 @@ describe.skipIf(dbUnavailable)('pending sign-ups (decision 0014)', () => {
     expect(user?.email_verified_at).not.toBeNull();
     expect((await postSignIn(t.app, { email, password: 'victim password B' })).statusCode).toBe(200);
     expect((await postSignIn(t.app, { email, password: 'attacker password A' })).json()).toEqual({ errorMessage: 'invalidCredentials' });
-    // The attacker's link died with the verification, and their credential is gone.
-    expect((await postJson(t, SETUP_URL, { token: attackerLink, deviceId: newDeviceId() })).json()).toEqual({ errorMessage: 'invalidToken' });
+    // The attacker's link died with the verification (it now says the email is verified and
+    // activates nothing), and their credential is gone.
+    expect((await postJson(t, SETUP_URL, { token: attackerLink, deviceId: newDeviceId() })).json()).toEqual({ errorMessage: 'alreadyVerified' });
     const pending = await t.db.selectFrom('signup_attempts').select('password_hash').where('email_key', '=', normalizeEmail(email)).execute();
     expect(pending.map((row) => row.password_hash)).toEqual([null, null]);
   });
@@ -100,7 +101,8 @@ describe.skipIf(dbUnavailable)('pending sign-ups (decision 0014)', () => {
     const time = limiterTime(t);
     for (const email of [owner.email, fresh]) {
       const statuses: number[] = [];
-      for (let i = 0; i < 7; i++) statuses.push((await signUpWith(t, email, `password number ${i}`, { firstName: 'A', lastName: 'B' }, `198.51.100.${i + 1}`)).statusCode);
+      for (let i = 0; i < 7; i++)
+        statuses.push((await signUpWith(t, email, `password number ${i}`, { firstName: 'A', lastName: 'B' }, `198.51.100.${i + 1}`)).statusCode);
       expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429]);
     }
     // Five sign-ups of a known email reached the service; its owner heard of three of them.

@@ -32,7 +32,13 @@ export async function resendByLink(deps: Deps, token: string, meta: RequestMeta)
       signupId = attempt.id;
     }
     await queueVerification(uow, deps, user, signupId);
-    await recordAudit(uow, { type: 'verification.resent', meta, userId: user.id, emailKey: user.email_key, detail: { sent: 'verification', via: 'link' } });
+    await recordAudit(uow, {
+      type: 'verification.resent',
+      meta,
+      userId: user.id,
+      emailKey: user.email_key,
+      detail: { sent: 'verification', via: 'link' },
+    });
   });
 }
 

@@ -22,7 +22,8 @@ describe.skipIf(dbUnavailable)('POST /api/account/resendVerification', () => {
     expect(response.json()).toEqual({});
     const second = await latestToken(t, email, 'verifyEmail');
     expect(second).not.toBe(first);
-    expect((await postJson(t, SETUP_URL, { token: first, deviceId: newDeviceId() })).json()).toEqual({ errorMessage: 'invalidToken' });
+    // Superseded, and told apart from a dead link (decision 0020).
+    expect((await postJson(t, SETUP_URL, { token: first, deviceId: newDeviceId() })).json()).toEqual({ errorMessage: 'linkSuperseded' });
     expect((await postJson(t, SETUP_URL, { token: second, deviceId: newDeviceId() })).statusCode).toBe(200);
     expect((await listAuditEvents(t.db, { emailKey: normalizeEmail(email), type: 'verification.resent' })).length).toBe(1);
   });

@@ -40,7 +40,11 @@ describe.skipIf(dbUnavailable)('POST /api/account/signup', () => {
     // The answer is not the account id: it cannot be told apart from a known-email answer.
     expect(answer.userId).not.toBe(user?.id);
 
-    const attribution = await t.db.selectFrom('user_attribution').selectAll().where('user_id', '=', user?.id ?? '').executeTakeFirstOrThrow();
+    const attribution = await t.db
+      .selectFrom('user_attribution')
+      .selectAll()
+      .where('user_id', '=', user?.id ?? '')
+      .executeTakeFirstOrThrow();
     expect(attribution).toMatchObject({
       signup_source: SIGNUP_SOURCES.email,
       utm_source: 'newsletter',
@@ -62,7 +66,11 @@ describe.skipIf(dbUnavailable)('POST /api/account/signup', () => {
     expect(mails[0]?.locale).toBe('en');
     expect(mails[0]?.text_body).toContain(`${t.config.publicUrl}/verify-email/`);
     const token = await latestToken(t, 'Ann.Lee@Example.com', 'verifyEmail');
-    const stored = await t.db.selectFrom('email_tokens').selectAll().where('user_id', '=', user?.id ?? '').execute();
+    const stored = await t.db
+      .selectFrom('email_tokens')
+      .selectAll()
+      .where('user_id', '=', user?.id ?? '')
+      .execute();
     expect(stored).toHaveLength(1);
     // Only the SHA-256 is stored, with 24 hours to live.
     expect(stored[0]?.id).not.toContain(token);
@@ -75,7 +83,11 @@ describe.skipIf(dbUnavailable)('POST /api/account/signup', () => {
     const body = signUpBody({ signupSource: SIGNUP_SOURCES.community, redirectTo: 'https://evil.example/phish' });
     expect((await postSignUp(t, body)).statusCode).toBe(200);
     const user = await findUserByEmailKey(t.db, normalizeEmail(body.email));
-    const attribution = await t.db.selectFrom('user_attribution').selectAll().where('user_id', '=', user?.id ?? '').executeTakeFirstOrThrow();
+    const attribution = await t.db
+      .selectFrom('user_attribution')
+      .selectAll()
+      .where('user_id', '=', user?.id ?? '')
+      .executeTakeFirstOrThrow();
     expect(attribution.signup_source).toBe(SIGNUP_SOURCES.community);
     expect(attribution.redirect_to).toBeNull();
   });
@@ -93,7 +105,10 @@ describe.skipIf(dbUnavailable)('POST /api/account/signup', () => {
 
   it('answers a known email exactly like a new one, creates nothing, and mails the owner instead', async () => {
     const owner = await createTestUser(t);
-    const usersBefore = await t.db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const usersBefore = await t.db
+      .selectFrom('users')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
 
     const known = await postSignUp(t, signUpBody({ email: owner.email.toUpperCase(), firstName: 'Eve' }));
     const fresh = await postSignUp(t, signUpBody());
@@ -102,7 +117,10 @@ describe.skipIf(dbUnavailable)('POST /api/account/signup', () => {
     expect(known.json<{ userId: string }>().userId).toMatch(/^[A-Za-z0-9_-]{22}$/);
     expect(known.headers['content-type']).toBe(fresh.headers['content-type']);
 
-    const usersAfter = await t.db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const usersAfter = await t.db
+      .selectFrom('users')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     expect(Number(usersAfter.n)).toBe(Number(usersBefore.n) + 1);
     const stillOwner = await findUserByEmailKey(t.db, normalizeEmail(owner.email));
     expect(stillOwner?.first_name).toBe('Ada');
@@ -113,7 +131,11 @@ describe.skipIf(dbUnavailable)('POST /api/account/signup', () => {
     expect(mails[0]?.text_body).toContain(`${t.config.publicUrl}/sign-in`);
     expect(mails[0]?.text_body).toContain(`${t.config.publicUrl}/forgot-password`);
     expect(mails[0]?.text_body).not.toMatch(/verify-email|setup-account/);
-    const attempt = await t.db.selectFrom('signup_attempts').selectAll().where('id', '=', known.json<{ userId: string }>().userId).executeTakeFirstOrThrow();
+    const attempt = await t.db
+      .selectFrom('signup_attempts')
+      .selectAll()
+      .where('id', '=', known.json<{ userId: string }>().userId)
+      .executeTakeFirstOrThrow();
     expect(attempt.user_id).toBeNull();
     expect((await listAuditEvents(t.db, { emailKey: normalizeEmail(owner.email), type: 'signup.existing' })).length).toBe(1);
     // The owner's password still works; the one typed at the known-email sign-up does not.
@@ -139,9 +161,9 @@ describe.skipIf(dbUnavailable)('POST /api/account/signup', () => {
     const user = await findUserByEmailKey(t.db, normalizeEmail(first.email));
     expect(user?.first_name).toBe('Someone');
     expect(user?.email_verified_at).not.toBeNull();
-    // The first sign-up's link ended with the verification.
+    // The first sign-up's link ended with the verification, and says so (decision 0020).
     const old = await postJson(t, SETUP_URL, { token: firstToken, deviceId: newDeviceId() });
-    expect(old.json()).toEqual({ errorMessage: 'invalidToken' });
+    expect(old.json()).toEqual({ errorMessage: 'alreadyVerified' });
   });
 
   it('answers ssoRequired (409) for a domain an organisation claimed with SSO, and creates nothing', async () => {
@@ -196,7 +218,14 @@ describe.skipIf(dbUnavailable)('POST /api/account/signup', () => {
   it('keeps the account and its mail in one transaction: a failing outbox write leaves no account', async () => {
     // Make the outbox insert fail for real, the way a full disk or a lost table would.
     const count = async (table: 'email_tokens' | 'signup_attempts' | 'user_attribution' | 'audit_events') =>
-      Number((await t.db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+      Number(
+        (
+          await t.db
+            .selectFrom(table)
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
     const tables = ['email_tokens', 'signup_attempts', 'user_attribution', 'audit_events'] as const;
     const before = await Promise.all(tables.map(count));
     await sql`alter table mail_outbox rename to mail_outbox_away`.execute(t.db);

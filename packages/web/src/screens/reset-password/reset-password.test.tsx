@@ -4,12 +4,22 @@ import userEvent from '@testing-library/user-event';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { MemoryRouter } from 'react-router';
 import { loadEstimator } from '../../components/strength-meter/use-password-strength';
-import { deferred, json, Providers, renderApp, stubFetch } from '../../test/harness';
+import { deferred, json, Providers, renderApp, stubFetch, type FetchHandler, type RecordedCall } from '../../test/harness';
 import { ResetPasswordScreen } from './reset-password';
 
 const RESET = 'POST /api/account/resetPassword';
 const TOKEN = 'reset-token-0123456789abcdef';
+const CHECK = `GET /api/account/resetPassword/check/${TOKEN}`;
+const EMAIL = 'ann-marie@example.com';
 const STRONG = 'mango tractor 42';
+const DEAD = 'This link is invalid or has expired. Click here to get a new one.';
+
+/** The check on open answers the account (decision 0020) unless told otherwise; the POST as given. */
+function stubReset(reset?: FetchHandler, check: FetchHandler = () => json(200, { email: EMAIL })) {
+  return stubFetch({ [CHECK]: check, ...(reset === undefined ? {} : { [RESET]: reset }) });
+}
+
+const posts = (calls: RecordedCall[]) => calls.filter((call) => call.method === 'POST');
 
 beforeAll(async () => {
   await loadEstimator();
@@ -17,7 +27,7 @@ beforeAll(async () => {
 
 async function openReset() {
   renderApp(`/reset-password/${TOKEN}`);
-  await screen.findByRole('heading', { level: 1, name: 'Reset Password' });
+  await screen.findByLabelText('New password');
 }
 
 describe('reset password form (spec §2, §5)', () => {
@@ -45,20 +55,20 @@ describe('reset password form (spec §2, §5)', () => {
     ['short', 'Password must be at least 8 characters'],
     ['password1', 'Choose a stronger password.'],
   ])('refuses %s with "%s" and sends nothing', async (password, message) => {
-    const calls = stubFetch({});
+    const calls = stubReset();
     await openReset();
     const user = userEvent.setup();
     await user.type(screen.getByLabelText('New password'), `${password}{Enter}`);
     await waitFor(() => expect(screen.getByLabelText('New password')).toHaveAccessibleDescription(expect.stringContaining(message)));
     expect(screen.getByLabelText('New password')).toBeInvalid();
-    expect(calls).toEqual([]);
+    expect(posts(calls)).toEqual([]);
   });
 });
 
 describe('changing the password (spec §4)', () => {
   it('submits with Enter, shows the spinner, then says so in place of the form', async () => {
     const answer = deferred<Response>();
-    const calls = stubFetch({ [RESET]: () => answer.promise });
+    const calls = stubReset(() => answer.promise);
     await openReset();
     const user = userEvent.setup();
     await user.type(screen.getByLabelText('New password'), `${STRONG}{Enter}`);
@@ -76,14 +86,14 @@ describe('changing the password (spec §4)', () => {
     expect(screen.queryByLabelText('New password')).not.toBeInTheDocument();
     expect(screen.queryByRole('button', { name: 'Change Password' })).not.toBeInTheDocument();
     expect(screen.queryByRole('meter')).not.toBeInTheDocument();
-    expect(calls).toHaveLength(1);
-    expect(calls[0]?.body).toEqual({ token: TOKEN, hashPassword: createHash('sha256').update(STRONG, 'utf8').digest('hex') });
+    expect(posts(calls)).toHaveLength(1);
+    expect(posts(calls)[0]?.body).toEqual({ token: TOKEN, hashPassword: createHash('sha256').update(STRONG, 'utf8').digest('hex') });
   });
 });
 
 describe('reset password errors (spec §8)', () => {
   it('recentPassword asks for another password', async () => {
-    stubFetch({ [RESET]: () => json(409, { errorMessage: 'recentPassword' }) });
+    stubReset(() => json(409, { errorMessage: 'recentPassword' }));
     await openReset();
     const user = userEvent.setup();
     await user.type(screen.getByLabelText('New password'), STRONG);
@@ -103,13 +113,13 @@ describe('reset password errors (spec §8)', () => {
     ['tokenExpired', 410],
     ['invalidRequest', 400],
   ])('%s says the link is dead and links to a new one', async (code, status) => {
-    stubFetch({ [RESET]: () => json(status, { errorMessage: code }) });
+    stubReset(() => json(status, { errorMessage: code }));
     await openReset();
     const user = userEvent.setup();
     await user.type(screen.getByLabelText('New password'), STRONG);
     await user.click(screen.getByRole('button', { name: 'Change Password' }));
     const alert = await screen.findByRole('alert');
-    expect(alert).toHaveTextContent('This link is invalid or has expired. Click here to get a new one.');
+    expect(alert).toHaveTextContent(DEAD);
     expect(within(alert).getByRole('link', { name: 'Click here to get a new one.' })).toHaveAttribute('href', '/forgot-password');
     // No password is chosen for a link that cannot take it: the form is gone, focus on the alert.
     expect(screen.queryByLabelText('New password')).not.toBeInTheDocument();
@@ -122,7 +132,7 @@ describe('reset password errors (spec §8)', () => {
     ['a server fault', () => json(500, { errorMessage: 'unexpectedError' }), 'There was an unexpected error.'],
     ['a network failure', () => Promise.reject(new TypeError('Failed to fetch')), 'Network Error'],
   ])('%s shows its exact text', async (_name, answer, text) => {
-    stubFetch({ [RESET]: answer });
+    stubReset(answer);
     await openReset();
     const user = userEvent.setup();
     await user.type(screen.getByLabelText('New password'), STRONG);
@@ -151,5 +161,44 @@ describe('password managers (decision 0020)', () => {
     expect(username).toHaveValue('ann@example.com');
     expect(username).not.toBeVisible();
     expect(screen.getByLabelText('New password')).toHaveFocus();
+  });
+});
+
+describe('the link is checked when the page opens (decision 0020)', () => {
+  it('spends nothing while checking, then names the account and gives it to password managers', async () => {
+    const answer = deferred<Response>();
+    const calls = stubReset(undefined, () => answer.promise);
+    renderApp(`/reset-password/${TOKEN}`);
+    expect(await screen.findByRole('status')).toHaveTextContent('Checking your link…');
+    expect(screen.queryByLabelText('New password')).not.toBeInTheDocument();
+    answer.resolve(json(200, { email: EMAIL }));
+    const field = await screen.findByLabelText('New password');
+    expect(screen.getByText(/Choose a new password for/)).toHaveTextContent(`Choose a new password for ${EMAIL}.`);
+    expect(document.querySelector('form input[autocomplete="username"]')).toHaveValue(EMAIL);
+    await waitFor(() => expect(field).toHaveFocus());
+    expect(calls.map((call) => `${call.method} ${call.url}`)).toEqual([CHECK]);
+  });
+
+  it.each([
+    ['invalidToken', 400],
+    ['tokenExpired', 410],
+    ['invalidRequest', 400],
+  ])('%s on open shows the dead link before anyone types a password', async (code, status) => {
+    const calls = stubReset(undefined, () => json(status, { errorMessage: code }));
+    renderApp(`/reset-password/${TOKEN}`);
+    const alert = await screen.findByRole('alert');
+    expect(alert).toHaveTextContent(DEAD);
+    expect(within(alert).getByRole('link', { name: 'Click here to get a new one.' })).toHaveAttribute('href', '/forgot-password');
+    expect(screen.queryByLabelText('New password')).not.toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Change Password' })).not.toBeInTheDocument();
+    await waitFor(() => expect(alert).toHaveFocus());
+    expect(posts(calls)).toEqual([]);
+  });
+
+  it('a check that cannot be made leaves the form, without an account', async () => {
+    stubReset(undefined, () => Promise.reject(new TypeError('Failed to fetch')));
+    await openReset();
+    expect(screen.getByText('Choose a new password for your account.')).toBeInTheDocument();
+    expect(document.querySelector('input[autocomplete="username"]')).toBeNull();
   });
 });

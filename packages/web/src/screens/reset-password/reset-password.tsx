@@ -4,13 +4,16 @@ import { Link, useParams } from 'react-router';
 import { Alert } from '../../components/alert';
 import { Button } from '../../components/button';
 import { CardLayout } from '../../components/card-layout';
+import { EmailText } from '../../components/email-text';
 import { ErrorText } from '../../components/error-text';
+import { Spinner } from '../../components/spinner';
 import { NewPasswordField } from '../../components/strength-meter/strength-meter';
 import { personalInputs, usePasswordStrength } from '../../components/strength-meter/use-password-strength';
 import { UsernameHint } from '../../components/username-hint';
+import { fetchAnswer } from '../../lib/answers';
 import { call, globalErrorKey, handleFailure, type FailureCode, type FailureHandlers } from '../../lib/api';
 import { newPasswordError, useTouchedFields } from '../../lib/form';
-import { useT } from '../../lib/i18n';
+import { fillNodes, useT } from '../../lib/i18n';
 import { sha256Hex } from '../../lib/password-hash';
 
 type Outcome = { kind: 'updated' } | { kind: 'text'; key: MessageKey } | { kind: 'deadLink' };
@@ -35,23 +38,52 @@ function resetFailure(code: FailureCode): Outcome {
   return handleFailure(code, RESET_HANDLERS, (other) => ({ kind: 'text', key: globalErrorKey(other) }));
 }
 
+type LinkCheck = { status: 'checking' } | { status: 'usable'; email: string | undefined } | { status: 'dead' };
 
-/** `/reset-password/:token` (spec §2). */
+/**
+ * `/reset-password/:token` (spec §2). Decision 0020: the link is checked when the page opens
+ * (`account/resetPassword/check/{token}`, which spends nothing), so a dead link says so before
+ * anyone chooses a password, and a live one names its account. Any other failure of the check
+ * (the service unreachable) leaves the form to try: its POST says what is wrong then.
+ */
 export function ResetPassword() {
+  const t = useT();
   const { token = '' } = useParams();
-  return <ResetPasswordScreen token={token} />;
+  const [check, setCheck] = useState<LinkCheck>({ status: 'checking' });
+
+  useEffect(() => {
+    const controller = new AbortController();
+    void fetchAnswer('resetPasswordCheck', { params: { token }, signal: controller.signal }).then((result) => {
+      if (controller.signal.aborted) return;
+      if (result.ok) setCheck({ status: 'usable', email: result.data.email });
+      else setCheck(resetFailure(result.code).kind === 'deadLink' ? { status: 'dead' } : { status: 'usable', email: undefined });
+    });
+    return () => controller.abort();
+  }, [token]);
+
+  if (check.status === 'checking') {
+    return (
+      <CardLayout title={t('reset.title')}>
+        <div className="centred" aria-busy="true">
+          <Spinner title={t('reset.checking')} />
+        </div>
+      </CardLayout>
+    );
+  }
+  return check.status === 'dead' ? <ResetPasswordScreen token={token} dead /> : <ResetPasswordScreen token={token} email={check.email} />;
 }
 
 /**
  * Spec §2, §4, §5: set a new password. idle → submitting → success (field cleared, form gone) or
- * error. `email`, the account's address, is given once the service tells the screen whose link it
- * is; password managers then file the new password under it (UsernameHint).
+ * error. `email`, the account's address, comes from the link's check: the screen names the account
+ * and password managers file the new password under it (UsernameHint). `dead`: the check
+ * found the link dead, so the screen opens with its text and no form.
  */
-export function ResetPasswordScreen({ token, email }: { token: string; email?: string }) {
+export function ResetPasswordScreen({ token, email, dead = false }: { token: string; email?: string | undefined; dead?: boolean }) {
   const t = useT();
   const [password, setPassword] = useState('');
   const [submitting, setSubmitting] = useState(false);
-  const [outcome, setOutcome] = useState<Outcome | null>(null);
+  const [outcome, setOutcome] = useState<Outcome | null>(dead ? { kind: 'deadLink' } : null);
   const [failures, setFailures] = useState(0);
   const passwordRef = useRef<HTMLInputElement>(null);
   const outcomeId = useId();
@@ -112,7 +144,9 @@ export function ResetPasswordScreen({ token, email }: { token: string; email?: s
   return (
     <CardLayout title={t('reset.title')}>
       {outcome === null ? (
-        <p className="lead">{t('reset.intro')}</p>
+        <p className="lead">
+          {email === undefined || email === '' ? t('reset.intro') : fillNodes(t('reset.introFor'), { email: <EmailText email={email} /> })}
+        </p>
       ) : outcome.kind === 'updated' ? (
         <Alert variant="success" focusOnShow>
           <p>

@@ -4,10 +4,11 @@ import userEvent from '@testing-library/user-event';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { MemoryRouter } from 'react-router';
 import { loadEstimator } from '../../components/strength-meter/use-password-strength';
-import { deferred, json, Providers, renderApp, stubFetch, stubLocation, type FetchHandler } from '../../test/harness';
+import { deferred, json, Providers, renderApp, SESSION, stubFetch, stubLocation, type FetchHandler } from '../../test/harness';
 import { SetupForm } from './setup-form';
 
 const TOKEN = 'setup-token-0123456789abcdef';
+const EMAIL = 'ann-marie@example.com';
 const FIELDS = `GET /api/account/setupAccount/fields/${TOKEN}`;
 const SETUP = 'POST /api/account/setupAccount';
 const STRONG = 'velvet harbor lantern';
@@ -32,7 +33,7 @@ describe('while the fields are looked up (spec §4)', () => {
     const gate = deferred<void>();
     stubSetup(async () => {
       await gate.promise;
-      return json(200, { fields: ['firstName'] });
+      return json(200, { email: EMAIL, fields: ['firstName'] });
     });
     renderApp(`/setup-account/${TOKEN}`);
     expect(await screen.findByRole('heading', { level: 1, name: 'Complete Account Setup' })).toBeInTheDocument();
@@ -49,23 +50,23 @@ describe('while the fields are looked up (spec §4)', () => {
 
 describe('the setup form (spec §2, §5)', () => {
   it('asks for every missing field', async () => {
-    stubSetup(() => json(200, { fields: ALL_FIELDS }));
+    stubSetup(() => json(200, { email: EMAIL, fields: ALL_FIELDS }));
     await openForm();
     expect(screen.getByText('Tell us a little more to finish setting up your account.')).toBeInTheDocument();
     expect(screen.getByLabelText('First name')).toBeInTheDocument();
     expect(screen.getByLabelText('Last name')).toBeInTheDocument();
     expect(screen.getByLabelText('Password')).toHaveAttribute('autocomplete', 'new-password');
     expect(screen.getByLabelText('(Optional) Let us show you around')).not.toBeRequired();
-    // The first field has focus; no username is offered while the screen does not know it.
+    // The first field has focus; the account's email goes to password managers (decision 0020).
     expect(screen.getByLabelText('First name')).toHaveFocus();
-    expect(document.querySelector('input[autocomplete="username"]')).toBeNull();
+    expect(document.querySelector('form input[autocomplete="username"]')).toHaveValue(EMAIL);
   });
 
   it.each([
     [['hashPassword', 'phoneNumber'], 'Password'],
     [['lastName', 'hashPassword'], 'Last name'],
   ])('with %j asked, focuses %s', async (fields, label) => {
-    stubSetup(() => json(200, { fields }));
+    stubSetup(() => json(200, { email: EMAIL, fields }));
     await openForm();
     await waitFor(() => expect(screen.getByLabelText(label)).toHaveFocus());
   });
@@ -86,7 +87,7 @@ describe('the setup form (spec §2, §5)', () => {
   });
 
   it('asks only for the missing fields and checks only those', async () => {
-    const calls = stubSetup(() => json(200, { fields: ['lastName'] }));
+    const calls = stubSetup(() => json(200, { email: EMAIL, fields: ['lastName'] }));
     await openForm();
     expect(screen.queryByLabelText('First name')).not.toBeInTheDocument();
     expect(screen.queryByLabelText('Password')).not.toBeInTheDocument();
@@ -99,7 +100,7 @@ describe('the setup form (spec §2, §5)', () => {
   });
 
   it('shows the strength meter and refuses a weak password', async () => {
-    const calls = stubSetup(() => json(200, { fields: ['hashPassword'] }));
+    const calls = stubSetup(() => json(200, { email: EMAIL, fields: ['hashPassword'] }));
     await openForm();
     const user = userEvent.setup();
     await user.type(screen.getByLabelText('Password'), 'password1');
@@ -113,7 +114,10 @@ describe('the setup form (spec §2, §5)', () => {
     localStorage.setItem('isMarketingTest', 'true');
     document.cookie = 'hubspotutk=hub-123';
     const answer = deferred<Response>();
-    const calls = stubSetup(() => json(200, { fields: ALL_FIELDS }), () => answer.promise);
+    const calls = stubSetup(
+      () => json(200, { email: EMAIL, fields: ALL_FIELDS }),
+      () => answer.promise,
+    );
     const { assign } = stubLocation();
     await openForm(`/setup-account/${TOKEN}?utm_source=news&gclid=g-1&plan=organization`);
     const user = userEvent.setup();
@@ -147,7 +151,10 @@ describe('the setup form (spec §2, §5)', () => {
   });
 
   it('goes to the default home when the given address is outside the allow-list', async () => {
-    stubSetup(() => json(200, { fields: ['firstName'] }), () => json(200, { otter: 's', redirectUrl: 'https://evil.example/' }));
+    stubSetup(
+      () => json(200, { email: EMAIL, fields: ['firstName'] }),
+      () => json(200, { otter: 's', redirectUrl: 'https://evil.example/' }),
+    );
     const { assign } = stubLocation();
     await openForm(`/verify-email/${TOKEN}`);
     const user = userEvent.setup();
@@ -159,7 +166,10 @@ describe('the setup form (spec §2, §5)', () => {
 describe('nothing to ask (spec §4)', () => {
   it.each([[[]], [['phoneNumber']]])('submits at once when the missing fields are %j', async (fields) => {
     const answer = deferred<Response>();
-    const calls = stubSetup(() => json(200, { fields }), () => answer.promise);
+    const calls = stubSetup(
+      () => json(200, { email: EMAIL, fields }),
+      () => answer.promise,
+    );
     const { assign } = stubLocation();
     renderApp(`/verify-email/${TOKEN}?utm_campaign=spring`);
     expect(await screen.findByText('Finishing your account setup…')).toBeInTheDocument();
@@ -173,7 +183,8 @@ describe('nothing to ask (spec §4)', () => {
 });
 
 describe('setup errors (spec §8)', () => {
-  const INVALID = 'The link for setting up your account appears to be invalid. If you are in an organization, please request that your organization administrator re-send the link.';
+  const INVALID =
+    'The link for setting up your account appears to be invalid. If you are in an organization, please request that your organization administrator re-send the link.';
   const EXPIRED = 'This link has expired. Please check your email to finish setting up your account.';
 
   it.each([
@@ -190,7 +201,7 @@ describe('setup errors (spec §8)', () => {
   });
 
   it('any other failure on load is the unknown error, with a retry', async () => {
-    const answers = [json(500, { errorMessage: 'unexpectedError' }), json(200, { fields: ['firstName'] })];
+    const answers = [json(500, { errorMessage: 'unexpectedError' }), json(200, { email: EMAIL, fields: ['firstName'] })];
     stubSetup(() => answers.shift() ?? json(500, {}));
     renderApp(`/setup-account/${TOKEN}`);
     expect(await screen.findByRole('alert')).toHaveTextContent('An unknown error has occurred.');
@@ -200,7 +211,10 @@ describe('setup errors (spec §8)', () => {
   });
 
   it('an expired link at submit replaces the form', async () => {
-    stubSetup(() => json(200, { fields: ['firstName'] }), () => json(410, { errorMessage: 'tokenExpired' }));
+    stubSetup(
+      () => json(200, { email: EMAIL, fields: ['firstName'] }),
+      () => json(410, { errorMessage: 'tokenExpired' }),
+    );
     await openForm();
     await userEvent.setup().type(screen.getByLabelText('First name'), 'Ann{Enter}');
     const alert = await screen.findByRole('alert');
@@ -216,7 +230,7 @@ describe('setup errors (spec §8)', () => {
     ['a server fault', () => json(500, { errorMessage: 'unexpectedError' }), 'An unknown error has occurred.'],
     ['a network failure', () => Promise.reject(new TypeError('Failed to fetch')), 'Network Error'],
   ])('%s at submit keeps the form, with its text', async (_name, answer, text) => {
-    stubSetup(() => json(200, { fields: ['firstName'] }), answer);
+    stubSetup(() => json(200, { email: EMAIL, fields: ['firstName'] }), answer);
     await openForm();
     await userEvent.setup().type(screen.getByLabelText('First name'), 'Ann{Enter}');
     const alert = await screen.findByRole('alert');
@@ -224,5 +238,81 @@ describe('setup errors (spec §8)', () => {
     expect(alert).toHaveFocus();
     expect(screen.getByLabelText('First name')).toHaveValue('Ann');
     expect(screen.getByRole('button', { name: 'Complete Setup' })).toBeEnabled();
+  });
+});
+
+describe('whose account the link sets up (decision 0020)', () => {
+  it("names the account's email", async () => {
+    stubSetup(() => json(200, { email: EMAIL, fields: ['hashPassword'] }));
+    await openForm();
+    expect(screen.getByText(/You are setting up the account/)).toHaveTextContent(`You are setting up the account ${EMAIL}.`);
+  });
+
+  it('names the organisation of an invitation', async () => {
+    stubSetup(() => json(200, { email: EMAIL, organization: 'Acme Ltd', fields: ALL_FIELDS }));
+    await openForm();
+    expect(screen.getByText(/You are setting up the account/)).toHaveTextContent(`You are setting up the account ${EMAIL}, invited by Acme Ltd.`);
+  });
+});
+
+describe('verification links that ended (decision 0020)', () => {
+  const RESEND = 'POST /api/account/resendVerification/byLink';
+  const VERIFIED = 'This email address is already verified, so this link is no longer needed. Sign in to continue.';
+  const SUPERSEDED = 'A newer link was sent to this email address, so this one no longer works. Use the link in the latest email, or send another.';
+
+  it('a link of a verified account says so and offers sign-in', async () => {
+    stubSetup(() => json(409, { errorMessage: 'alreadyVerified' }));
+    renderApp(`/verify-email/${TOKEN}`);
+    const notice = await screen.findByText(VERIFIED);
+    await waitFor(() => expect(notice.closest('.alert')).toHaveFocus());
+    expect(screen.getByRole('link', { name: 'Sign In' })).toHaveAttribute('href', '/sign-in');
+    expect(screen.queryByRole('button', { name: 'Complete Setup' })).not.toBeInTheDocument();
+  });
+
+  it('a signed-in browser goes home instead, without the notice', async () => {
+    stubFetch({
+      [FIELDS]: () => json(409, { errorMessage: 'alreadyVerified' }),
+      [SESSION]: () =>
+        json(200, { user: { id: 'u', email: EMAIL, firstName: 'Ann', lastName: 'Lee', emailVerified: true }, expiresAt: new Date().toISOString() }),
+    });
+    const { replace } = stubLocation();
+    renderApp(`/verify-email/${TOKEN}`);
+    await waitFor(() => expect(replace).toHaveBeenCalledWith('/home'));
+    expect(screen.queryByText(VERIFIED)).not.toBeInTheDocument();
+  });
+
+  it('a verification at submit that finds the account verified shows the same', async () => {
+    stubSetup(
+      () => json(200, { email: EMAIL, fields: ['firstName'] }),
+      () => json(409, { errorMessage: 'alreadyVerified' }),
+    );
+    await openForm();
+    await userEvent.setup().type(screen.getByLabelText('First name'), 'Ann{Enter}');
+    expect(await screen.findByText(VERIFIED)).toBeInTheDocument();
+    expect(screen.queryByLabelText('First name')).not.toBeInTheDocument();
+  });
+
+  it('a superseded link says a newer one was sent, and sends another for the same link', async () => {
+    const answer = deferred<Response>();
+    const calls = stubFetch({ [FIELDS]: () => json(410, { errorMessage: 'linkSuperseded' }), [RESEND]: () => answer.promise });
+    renderApp(`/verify-email/${TOKEN}`);
+    expect(await screen.findByText(SUPERSEDED)).toBeInTheDocument();
+    expect(screen.getByRole('link', { name: 'Back to Sign In' })).toHaveAttribute('href', '/sign-in');
+    const user = userEvent.setup();
+    await user.click(screen.getByRole('button', { name: 'Send Another Link' }));
+    expect(screen.getByRole('button', { name: 'Send Another Link' })).toHaveAttribute('aria-busy', 'true');
+    answer.resolve(json(200, {}));
+    const sent = await screen.findByText('We sent a new link. Please check your inbox.');
+    await waitFor(() => expect(sent.closest('p')).toHaveFocus());
+    expect(screen.queryByRole('button', { name: 'Send Another Link' })).not.toBeInTheDocument();
+    expect(calls.filter((call) => call.method === 'POST').map((call) => call.body)).toEqual([{ token: TOKEN }]);
+  });
+
+  it('a refused resend says why and keeps the button', async () => {
+    stubFetch({ [FIELDS]: () => json(410, { errorMessage: 'linkSuperseded' }), [RESEND]: () => json(429, { errorMessage: 'rateLimitExeeded' }) });
+    renderApp(`/verify-email/${TOKEN}`);
+    await userEvent.setup().click(await screen.findByRole('button', { name: 'Send Another Link' }));
+    expect(await screen.findByRole('alert')).toHaveTextContent('Too many attempts. Please try again later.');
+    expect(screen.getByRole('button', { name: 'Send Another Link' })).toBeEnabled();
   });
 });

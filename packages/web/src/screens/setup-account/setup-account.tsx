@@ -9,20 +9,23 @@ import { Spinner } from '../../components/spinner';
 import { fetchAnswer } from '../../lib/answers';
 import { useT } from '../../lib/i18n';
 import { useRuntimeConfig } from '../../lib/runtime-config';
+import { AlreadyVerified, SupersededLink } from './ended-link';
 import { SetupForm } from './setup-form';
 import { completeSetup, setupFailure, type SetupFailure, type SetupField } from './setup-request';
 
 type SetupState =
   | { status: 'loading' }
   | { status: 'finishing' }
-  | { status: 'form'; asked: SetupField[] }
+  | { status: 'form'; asked: SetupField[]; email: string; organization: string | undefined }
   | { status: 'failed'; failure: SetupFailure };
 
 /**
  * Spec §2, §4: `/verify-email/:token` and `/setup-account/:token`, 'Complete Account Setup'. On
  * load the server says which fields are missing (skeleton placeholders meanwhile). Nothing
  * missing, or only the optional phone: it submits at once. Otherwise the form asks for exactly
- * those fields. A dead link replaces everything with its text and the way back to sign-in.
+ * those fields, naming the account (and for an invitation the organisation) it sets up. A dead
+ * link replaces everything with its text and the way back to sign-in; a verification link used
+ * already or replaced by a newer one says so and offers sign-in or another link (decision 0020).
  */
 export function SetupAccount() {
   const t = useT();
@@ -31,6 +34,18 @@ export function SetupAccount() {
   const [params] = useSearchParams();
   const [state, setState] = useState<SetupState>({ status: 'loading' });
   const [attempt, setAttempt] = useState(0);
+
+  useEffect(() => {
+    // Back to this page from where setup led (it is kept in the back-forward cache as it was
+    // left, spinner and all): ask about the link again, which now says what it is (decision 0020).
+    const restored = (event: PageTransitionEvent) => {
+      if (!event.persisted) return;
+      setState({ status: 'loading' });
+      setAttempt((count) => count + 1);
+    };
+    window.addEventListener('pageshow', restored);
+    return () => window.removeEventListener('pageshow', restored);
+  }, []);
 
   useEffect(() => {
     const controller = new AbortController();
@@ -42,9 +57,9 @@ export function SetupAccount() {
         setState({ status: 'failed', failure: setupFailure(result.code) });
         return;
       }
-      const asked = result.data.fields;
+      const { fields: asked, email, organization } = result.data;
       if (asked.some((field) => field !== 'phoneNumber')) {
-        setState({ status: 'form', asked });
+        setState({ status: 'form', asked, email, organization });
         return;
       }
       setState({ status: 'finishing' });
@@ -71,6 +86,8 @@ export function SetupAccount() {
 
   if (state.status === 'failed') {
     const { failure } = state;
+    if (failure.way === 'signIn') return <AlreadyVerified title={title} />;
+    if (failure.way === 'sendAnother') return <SupersededLink title={title} token={token} />;
     return (
       <CardLayout title={title}>
         {/* It may replace a form the person was in: focus goes to it rather than the page body. */}
@@ -102,6 +119,8 @@ export function SetupAccount() {
     <SetupForm
       token={token}
       asked={state.asked}
+      email={state.email}
+      organization={state.organization}
       onDeadLink={(failure) => setState({ status: 'failed', failure })}
     />
   );

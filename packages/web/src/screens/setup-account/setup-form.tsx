@@ -4,13 +4,14 @@ import { useSearchParams } from 'react-router';
 import { Alert } from '../../components/alert';
 import { Button } from '../../components/button';
 import { CardLayout } from '../../components/card-layout';
+import { EmailText } from '../../components/email-text';
 import { ErrorText } from '../../components/error-text';
 import { NewPasswordField } from '../../components/strength-meter/strength-meter';
 import { personalInputs, usePasswordStrength } from '../../components/strength-meter/use-password-strength';
 import { TextField } from '../../components/text-field';
 import { UsernameHint } from '../../components/username-hint';
 import { FIELD_MAX_LENGTH, firstNameError, lastNameError, newPasswordError, useTouchedFields } from '../../lib/form';
-import { useT } from '../../lib/i18n';
+import { fillNodes, useT } from '../../lib/i18n';
 import { sha256Hex } from '../../lib/password-hash';
 import { useRuntimeConfig } from '../../lib/runtime-config';
 import { completeSetup, type SetupAnswers, type SetupFailure, type SetupField } from './setup-request';
@@ -20,19 +21,22 @@ type CheckedField = 'firstName' | 'lastName' | 'password';
 /**
  * Spec §2, §5: the missing fields, and only those, validated with the spec's messages (the phone
  * is optional), then 'Complete Setup'. The first of them has focus. `email`, the account's
- * address, is given once the service tells the screen whose link it is; password managers then
- * file the new password under it (UsernameHint).
+ * address, comes with the fields lookup (decision 0020): the screen shows whose account it sets
+ * up (and, for an invitation, the `organization`'s name), and password managers file the new
+ * password under it (UsernameHint).
  */
 export function SetupForm({
   token,
   asked,
   onDeadLink,
   email,
+  organization,
 }: {
   token: string;
   asked: readonly SetupField[];
   onDeadLink: (failure: SetupFailure) => void;
-  email?: string;
+  email?: string | undefined;
+  organization?: string | undefined;
 }) {
   const t = useT();
   const config = useRuntimeConfig();
@@ -131,6 +135,18 @@ export function SetupForm({
   return (
     <CardLayout title={t('setup.title')}>
       <p className="lead">{t('setup.intro')}</p>
+      {email === undefined ? null : (
+        <p className="account-line">
+          {fillNodes(t(organization === undefined ? 'setup.account' : 'setup.accountInOrg'), {
+            email: (
+              <strong>
+                <EmailText email={email} />
+              </strong>
+            ),
+            organization: <strong>{organization}</strong>,
+          })}
+        </p>
+      )}
       {failure === null ? null : (
         <Alert variant="error" focusOnShow>
           <ErrorText messageKey={failure} />
@@ -141,7 +157,13 @@ export function SetupForm({
         {asks('hashPassword') ? (
           <>
             <UsernameHint email={email} />
-            <NewPasswordField label={t('common.password')} name="password" autoFocus={first === 'hashPassword'} strength={strength} {...checked('password')} />
+            <NewPasswordField
+              label={t('common.password')}
+              name="password"
+              autoFocus={first === 'hashPassword'}
+              strength={strength}
+              {...checked('password')}
+            />
           </>
         ) : null}
         {asks('phoneNumber') ? (

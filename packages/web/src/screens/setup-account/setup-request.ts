@@ -11,12 +11,17 @@ export type SetupField = (typeof SETUP_FIELDS)[number];
 /** What the form adds to the body: only the fields the server asked for. */
 export type SetupAnswers = Pick<CallBody<'setupAccount'>, 'firstName' | 'lastName' | 'hashPassword' | 'phoneNumber'>;
 
-export type SetupFailure = { key: MessageKey; deadLink: boolean };
+/**
+ * `way`: what a verification link that ended offers instead of the way back (decision 0020):
+ * sign-in when the account is verified already, a fresh link when a newer one replaced it.
+ */
+export type SetupFailure = { key: MessageKey; deadLink: boolean; way?: 'signIn' | 'sendAnother' };
 
 /**
  * Spec §8, setup: an invalid and an expired link have their own texts; a malformed token fails
  * the request's validation (invalidRequest) and is the same invalid link, since the token is the
- * only part of the request nobody typed. The rate limit and transport failures keep their global
+ * only part of the request nobody typed. A verification link used already, or replaced by a newer
+ * one, says so and offers the way on (decision 0020). The rate limit and transport failures keep their global
  * texts; anything else is 'An unknown error has occurred.'. `deadLink` failures cannot be fixed
  * by trying again, so the screen offers the way back to sign-in instead of the form.
  */
@@ -24,6 +29,8 @@ const SETUP_HANDLERS: FailureHandlers<SetupFailure> = {
   invalidToken: () => ({ key: 'error.setupInvalidToken', deadLink: true }),
   invalidRequest: () => ({ key: 'error.setupInvalidToken', deadLink: true }),
   tokenExpired: () => ({ key: 'error.setupTokenExpired', deadLink: true }),
+  alreadyVerified: () => ({ key: 'error.alreadyVerified', deadLink: true, way: 'signIn' }),
+  linkSuperseded: () => ({ key: 'error.linkSuperseded', deadLink: true, way: 'sendAnother' }),
   rateLimitExeeded: (code) => ({ key: globalErrorKey(code), deadLink: false }),
   network: (code) => ({ key: globalErrorKey(code), deadLink: false }),
   aborted: (code) => ({ key: globalErrorKey(code), deadLink: false }),

@@ -1,11 +1,14 @@
 import { ROUTES, type MessageKey } from '@foyer/contract/core';
+import { useEffect, useRef, useState } from 'react';
 import { Alert } from '../../components/alert';
+import { Button } from '../../components/button';
 import { ErrorText } from '../../components/error-text';
-import { globalErrorKey, handleFailure, type FailureCode, type FailureHandlers } from '../../lib/api';
+import { SuccessIcon } from '../../components/icons';
+import { globalErrorKey, handleFailure, type CallResult, type FailureCode, type FailureHandlers } from '../../lib/api';
 import { useT } from '../../lib/i18n';
 import { withQuery } from '../../lib/redirect';
 
-export type SignInFailure = { kind: 'text'; key: MessageKey } | { kind: 'reasons' };
+export type SignInFailure = { kind: 'text'; key: MessageKey } | { kind: 'reasons' } | { kind: 'unverified' };
 
 const text = (key: MessageKey) => (): SignInFailure => ({ kind: 'text', key });
 const reasons = (): SignInFailure => ({ kind: 'reasons' });
@@ -20,7 +23,7 @@ const reasons = (): SignInFailure => ({ kind: 'reasons' });
 const SIGN_IN_HANDLERS: FailureHandlers<SignInFailure> = {
   deactivatedAccount: text('error.deactivatedAccount'),
   accountLocked: text('error.accountLocked'),
-  unverifiedAccount: text('error.unverifiedAccount'),
+  unverifiedAccount: () => ({ kind: 'unverified' }),
   invalidCredentials: reasons,
   invalidRequest: reasons,
   notSignedIn: reasons,
@@ -33,9 +36,70 @@ export function signInFailure(code: FailureCode): SignInFailure {
   return handleFailure(code, SIGN_IN_HANDLERS, (other) => ({ kind: 'text', key: globalErrorKey(other) }));
 }
 
-/** Announced when it appears (role alert); focus stays in the form (sign-in.tsx). */
-export function SignInFailureAlert({ id, failure, from }: { id: string; failure: SignInFailure; from: string | null }) {
+/**
+ * Decision 0020: spec §8's unverified text, and a way forward: a fresh verification link for the
+ * sign-up whose password was just typed (the service checks it again and answers the same
+ * whatever happened). idle → sending → sent, like 'Check Your Email''s resend (spec §4): once
+ * sent the button is gone and the confirmation is announced and focused.
+ */
+function UnverifiedAlert({ id, resend }: { id: string; resend: () => Promise<CallResult<undefined>> }) {
   const t = useT();
+  const [state, setState] = useState<'idle' | 'sending' | 'sent' | MessageKey>('idle');
+  const sentRef = useRef<HTMLParagraphElement>(null);
+  useEffect(() => {
+    if (state === 'sent') sentRef.current?.focus();
+  }, [state]);
+  const send = async () => {
+    setState('sending');
+    const result = await resend();
+    setState(result.ok ? 'sent' : globalErrorKey(result.code));
+  };
+  return (
+    <>
+      <Alert id={id} variant="error">
+        <p>{t('error.unverifiedAccount')}</p>
+        {state === 'sent' ? null : (
+          <p>
+            <Button variant="underlined" className="button-inline" loading={state === 'sending'} onClick={() => void send()}>
+              {t('signIn.resend')}
+            </Button>
+          </p>
+        )}
+      </Alert>
+      <div role="status">
+        {state === 'sent' ? (
+          <p ref={sentRef} tabIndex={-1} className="inline-success">
+            <SuccessIcon />
+            <span>{t('signIn.resendSent')}</span>
+          </p>
+        ) : state === 'idle' || state === 'sending' ? null : (
+          <ErrorText messageKey={state} />
+        )}
+      </div>
+    </>
+  );
+}
+
+/**
+ * Announced when it appears (role alert); focus stays in the form (sign-in.tsx). `email` is the
+ * address the failure was about: the SSO link fills it in on SSO sign-in. `resend` sends the
+ * verification link again for the attempt that failed as unverified.
+ */
+export function SignInFailureAlert({
+  id,
+  failure,
+  from,
+  email,
+  resend,
+}: {
+  id: string;
+  failure: SignInFailure;
+  from: string | null;
+  email: string;
+  resend: () => Promise<CallResult<undefined>>;
+}) {
+  const t = useT();
+  if (failure.kind === 'unverified') return <UnverifiedAlert id={id} resend={resend} />;
   if (failure.kind === 'text') {
     return (
       <Alert id={id} variant="error">
@@ -51,7 +115,7 @@ export function SignInFailureAlert({ id, failure, from }: { id: string; failure:
           {t('signIn.failure.wrongPassword')} <a href={ROUTES.forgotPassword}>{t('signIn.failure.resetLink')}</a>
         </li>
         <li>
-          {t('signIn.failure.sso')} <a href={withQuery(ROUTES.ssoSignIn, { from })}>{t('signIn.failure.ssoLink')}</a>
+          {t('signIn.failure.sso')} <a href={withQuery(ROUTES.ssoSignIn, { from, email })}>{t('signIn.failure.ssoLink')}</a>
         </li>
       </ul>
     </Alert>

@@ -123,8 +123,16 @@ describe('sign-in form (spec §2, §5)', () => {
 
 describe('sign-in errors (spec §8)', () => {
   const cases: [string, () => Response | Promise<Response>, string][] = [
-    ['deactivatedAccount', () => json(403, { errorMessage: 'deactivatedAccount' }), 'Your account is deactivated. Please contact your organization administrator.'],
-    ['accountLocked', () => json(423, { errorMessage: 'accountLocked' }), 'Due to too many failed sign in attempts, your account has been locked for 30 minutes.'],
+    [
+      'deactivatedAccount',
+      () => json(403, { errorMessage: 'deactivatedAccount' }),
+      'Your account is deactivated. Please contact your organization administrator.',
+    ],
+    [
+      'accountLocked',
+      () => json(423, { errorMessage: 'accountLocked' }),
+      'Due to too many failed sign in attempts, your account has been locked for 30 minutes.',
+    ],
     ['unverifiedAccount', () => json(403, { errorMessage: 'unverifiedAccount' }), 'This email is unverified. Please check your inbox.'],
     ['rateLimitExeeded', () => json(429, { errorMessage: 'rateLimitExeeded' }), 'Too many attempts. Please try again later.'],
     ['unexpectedError', () => json(500, { errorMessage: 'unexpectedError' }), 'There was an unexpected error.'],
@@ -164,7 +172,8 @@ describe('sign-in errors (spec §8)', () => {
       'Your company signs you in with single sign-on (SSO). Sign in with SSO',
     ]);
     expect(within(alert).getByRole('link', { name: 'Reset Your Password' })).toHaveAttribute('href', '/forgot-password');
-    expect(within(alert).getByRole('link', { name: 'Sign in with SSO' })).toHaveAttribute('href', '/sso-sign-in?from=%2Fsettings');
+    // The SSO link fills in the address that was tried (decision 0022).
+    expect(within(alert).getByRole('link', { name: 'Sign in with SSO' })).toHaveAttribute('href', '/sso-sign-in?from=%2Fsettings&email=ann%40example.com');
   });
 
   it('clears the previous error when submitting again', async () => {
@@ -256,7 +265,8 @@ describe('session expired notice (spec §8)', () => {
   });
 });
 
-const SIGNED_IN = () => json(200, { user: { id: 'u-1', email: 'ann@example.com', firstName: 'Ann', lastName: 'Lee' }, expiresAt: '2030-01-01T00:00:00.000Z' });
+const SIGNED_IN = () =>
+  json(200, { user: { id: 'u-1', email: 'ann@example.com', firstName: 'Ann', lastName: 'Lee' }, expiresAt: '2030-01-01T00:00:00.000Z' });
 
 describe('signed in already (decision 0020)', () => {
   it.each([
@@ -316,5 +326,50 @@ describe('a failure says what to do next (spec §8)', () => {
     const alert = await screen.findByRole('alert');
     expect(within(alert).getByText('Network Error')).toBeInTheDocument();
     expect(within(alert).getByText('Check your internet connection, then try again.')).toBeInTheDocument();
+  });
+});
+
+describe('an unverified sign-in has a way forward (decision 0020)', () => {
+  const RESEND = 'POST /api/account/resendVerification/bySignIn';
+  const unverified = () => json(403, { errorMessage: 'unverifiedAccount' });
+
+  it('resends for the attempt that failed, then confirms in place of the button', async () => {
+    const answer = deferred<Response>();
+    const calls = stubFetch({ [SIGN_IN]: unverified, [RESEND]: () => answer.promise });
+    await openSignIn('/sign-in');
+    const user = await fillAndSubmit(' ann@example.com ', 'correct horse');
+    const alert = await screen.findByRole('alert');
+    expect(alert).toHaveTextContent('This email is unverified. Please check your inbox.');
+    // Edited afterwards, the fields do not change whose link is sent: the attempt that failed.
+    await user.type(screen.getByLabelText('Email'), 'x');
+    await user.click(within(alert).getByRole('button', { name: 'Resend Verification Email' }));
+    expect(within(alert).getByRole('button', { name: 'Resend Verification Email' })).toHaveAttribute('aria-busy', 'true');
+    answer.resolve(json(200, {}));
+    const sent = await screen.findByText('We sent a new verification link. Please check your inbox.');
+    await waitFor(() => expect(sent.closest('p')).toHaveFocus());
+    expect(sent.closest('[role="status"]')).not.toBeNull();
+    expect(screen.queryByRole('button', { name: 'Resend Verification Email' })).not.toBeInTheDocument();
+    expect(calls.find((call) => `${call.method} ${call.url}` === RESEND)?.body).toEqual({
+      email: 'ann@example.com',
+      hashPassword: createHash('sha256').update('correct horse', 'utf8').digest('hex'),
+    });
+  });
+
+  it('a refused resend says why and keeps the button', async () => {
+    stubFetch({ [SIGN_IN]: unverified, [RESEND]: () => json(429, { errorMessage: 'rateLimitExeeded' }) });
+    await openSignIn('/sign-in');
+    await fillAndSubmit();
+    const user = userEvent.setup();
+    await user.click(await screen.findByRole('button', { name: 'Resend Verification Email' }));
+    expect(await screen.findByText('Too many attempts. Please try again later.')).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Resend Verification Email' })).toBeEnabled();
+  });
+
+  it('is offered only for an unverified email', async () => {
+    stubFetch({ [SIGN_IN]: () => json(423, { errorMessage: 'accountLocked' }) });
+    await openSignIn('/sign-in');
+    await fillAndSubmit();
+    await screen.findByRole('alert');
+    expect(screen.queryByRole('button', { name: 'Resend Verification Email' })).not.toBeInTheDocument();
   });
 });

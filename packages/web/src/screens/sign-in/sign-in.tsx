@@ -45,9 +45,13 @@ export function SignIn() {
   const [password, setPassword] = useState('');
   const [submitting, setSubmitting] = useState(false);
   const [failure, setFailure] = useState<SignInFailure | null>(null);
+  // The address the failure was about: the SSO link of the reasons carries it along.
+  const [failedEmail, setFailedEmail] = useState('');
   const [failures, setFailures] = useState(0);
   const passwordRef = useRef<HTMLInputElement>(null);
   const failureId = useId();
+  // The attempt that failed, for the resend offered with unverifiedAccount (decision 0020).
+  const attemptRef = useRef({ email: '', hashPassword: '' });
 
   useEffect(() => {
     // After a failure the person goes on in the password field, its text selected to retype (and
@@ -100,7 +104,8 @@ export function SignIn() {
       setFailures((count) => count + 1);
       return;
     }
-    const result = await call('signin', { body: { email: email.trim(), hashPassword, deviceId: deviceId() } });
+    attemptRef.current = { email: email.trim(), hashPassword };
+    const result = await call('signin', { body: { ...attemptRef.current, deviceId: deviceId() } });
     if (result.ok) {
       // The session cookie is already set (HttpOnly). The password leaves the page's memory, and
       // sign-in leaves the history: Back from where the person lands must not show the form
@@ -110,6 +115,7 @@ export function SignIn() {
       return;
     }
     setFailure(signInFailure(result.code));
+    setFailedEmail(email.trim());
     setSubmitting(false);
     setFailures((count) => count + 1);
   }
@@ -129,7 +135,13 @@ export function SignIn() {
       }
     >
       {failure !== null ? (
-        <SignInFailureAlert id={failureId} failure={failure} from={from} />
+        <SignInFailureAlert
+          id={failureId}
+          failure={failure}
+          from={from}
+          email={failedEmail}
+          resend={() => call('resendVerificationBySignIn', { body: attemptRef.current })}
+        />
       ) : sessionExpired ? (
         <Alert variant="info">
           <p>{t('signIn.sessionExpired')}</p>

@@ -9,7 +9,7 @@ import { fetchAnswer } from '../../lib/answers';
 import { useT } from '../../lib/i18n';
 import { allowedTarget, redirectTarget, withQuery } from '../../lib/redirect';
 import { useRuntimeConfig } from '../../lib/runtime-config';
-import { readSessionItem, removeSessionItem } from './session-store';
+import { readSessionItem, removeSessionItem } from '../../lib/session-store';
 import { exchangeBody, socialFailure, type SocialFailure } from './social-auth-request';
 
 type CallbackState =

@@ -10,7 +10,7 @@ import { useT } from '../../lib/i18n';
 import { withQuery } from '../../lib/redirect';
 import { useRuntimeConfig } from '../../lib/runtime-config';
 import { randomId } from '../../lib/storage';
-import { writeSessionItem } from './session-store';
+import { writeSessionItem } from '../../lib/session-store';
 import { keptQuery, socialFailure } from './social-auth-request';
 
 /** 32 characters of [A-Za-z0-9]: about 190 bits, well past what a guess could reach. */

@@ -2,9 +2,9 @@ import { STORAGE_KEYS, type StorageKey } from '@foyer/contract/core';
 
 /**
  * The tab's session storage, kept out of lib/storage.ts so the sign-in page's first load does not
- * carry it: what one sign-in round trip keeps across the provider's pages
- * (spec §4: the Google state nonce and the query). Per tab, so two tabs signing in at once do
- * not mix their states, and gone when the tab closes. Guarded like localStorage.
+ * carry it: what one sign-in round trip keeps across the provider's pages (spec §4: the Google
+ * state nonce and the query; decision 0022: SSO sign-in's `from`). Per tab, so two tabs signing
+ * in at once do not mix their states, and gone when the tab closes. Guarded like localStorage.
  */
 function sessionStore(): Storage | undefined {
   try {

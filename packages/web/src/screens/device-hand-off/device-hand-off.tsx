@@ -1,0 +1,80 @@
+import { COOKIE_BASE_NAMES, RANDOM_ID_PATTERN, ROUTES } from '@foyer/contract/core';
+import { useEffect, useRef, useState } from 'react';
+import { Alert } from '../../components/alert';
+import { Button } from '../../components/button';
+import { CardLayout } from '../../components/card-layout';
+import { Spinner } from '../../components/spinner';
+import { call, type CallResult } from '../../lib/api';
+import { writeCookie } from '../../lib/cookies';
+import { useT } from '../../lib/i18n';
+import { useRuntimeConfig } from '../../lib/runtime-config';
+import { writeItem } from '../../lib/storage';
+
+/** Spec §3: the device id cookie lives as long as a device token (decision 0021: a year). */
+const DEVICE_COOKIE_SECONDS = 365 * 24 * 60 * 60;
+const TOKEN_PATTERN = /^[A-Za-z0-9_-]{16,200}$/;
+
+/** The query as the page was opened with it, read once: the address is wiped right after. */
+function handOffQuery(): { deviceId: string | null; otter: string | null } {
+  const query = new URLSearchParams(window.location.search);
+  return { deviceId: query.get('deviceId'), otter: query.get('otter') };
+}
+
+/**
+ * Spec §2's device hand-off screen (`/device-hand-off`, decision 0021): a native client opens it
+ * with its `deviceId` and a one-time `otter` to carry its account into this browser. The `otter`
+ * here is a transfer token (decision 0019: two minutes, single use), never a session token: the
+ * address is replaced at once so the token leaves the address bar and the history, and it is
+ * exchanged once (`account/exchangeSSOTransferToken`) for a session the service sets as its
+ * HttpOnly `otter` cookie (spec §3). The device id goes into its cookie and into local storage, so
+ * this browser's calls carry the device the session is bound to. Then the fixed address: the
+ * product's home (the app site once deployed).
+ */
+export function DeviceHandOff() {
+  const t = useT();
+  const config = useRuntimeConfig();
+  const [{ deviceId, otter }] = useState(handOffQuery);
+  const usable = deviceId !== null && otter !== null && RANDOM_ID_PATTERN.test(deviceId) && TOKEN_PATTERN.test(otter);
+  const [failed, setFailed] = useState(!usable);
+  // One exchange per visit, whatever the effects do: the token works once.
+  const exchange = useRef<Promise<CallResult<undefined>> | null>(null);
+
+  useEffect(() => {
+    // A token in an address outlives its use in history, logs and screenshots; it goes first.
+    window.history.replaceState(window.history.state, '', window.location.pathname);
+    if (!usable) return;
+    writeItem('deviceId', deviceId);
+    writeCookie(config, COOKIE_BASE_NAMES.deviceId, deviceId, DEVICE_COOKIE_SECONDS);
+    let active = true;
+    exchange.current ??= call('exchangeSSOTransferToken', { body: { token: otter, deviceId } });
+    void exchange.current.then((result) => {
+      if (!active) return;
+      if (result.ok) window.location.replace(config.defaultHome);
+      else setFailed(true);
+    });
+    return () => {
+      active = false;
+    };
+  }, [config, deviceId, otter, usable]);
+
+  if (failed) {
+    return (
+      <CardLayout title={t('handOff.title')}>
+        <Alert variant="error" focusOnShow>
+          <p>{t('handOff.failed')}</p>
+        </Alert>
+        <Button variant="strong" block to={ROUTES.signIn}>
+          {t('common.backToSignIn')}
+        </Button>
+      </CardLayout>
+    );
+  }
+
+  return (
+    <CardLayout title={t('handOff.title')}>
+      <div className="centred">
+        <Spinner title={t('handOff.title')} />
+      </div>
+    </CardLayout>
+  );
+}

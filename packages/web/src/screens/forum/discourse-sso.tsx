@@ -1,0 +1,151 @@
+import { MARKETING_PATHS, ROUTES, SIGNUP_SOURCES } from '@foyer/contract/core';
+import { useEffect, useRef, useState } from 'react';
+import { useNavigate, useSearchParams } from 'react-router';
+import { Alert } from '../../components/alert';
+import { Button } from '../../components/button';
+import { CardLayout } from '../../components/card-layout';
+import { ErrorText } from '../../components/error-text';
+import { ExternalLink } from '../../components/external-link';
+import { GoogleIcon } from '../../components/icons';
+import { Spinner } from '../../components/spinner';
+import { beforeLeaving, loggedIn, pageLoaded } from '../../lib/analytics';
+import { fetchAnswer, type CallData } from '../../lib/answers';
+import type { CallResult } from '../../lib/api';
+import { fillNodes, useT } from '../../lib/i18n';
+import { marketingUrl } from '../../lib/marketing';
+import { allowedTarget, withQuery } from '../../lib/redirect';
+import { useRuntimeConfig } from '../../lib/runtime-config';
+import { removeItem, writeItem } from '../../lib/storage';
+import { FORUM_EVENT, endForumFlow, forumReturnPath } from './forum-flow';
+
+type Stage = 'signingIn' | 'choices' | 'failed';
+type Answer = CallResult<CallData<'discourseSso'>>;
+
+/**
+ * Spec §2, §4, §8 `/discourse-sso`: the forum's DiscourseConnect request arrives as `sso` and
+ * `sig`. The service answers for the browser's own session (decision 0021): terms agreed → the
+ * forum, signed in; not agreed → the terms, with `from` coming back here; not signed in (401,
+ * silently) → the three choices, each of which returns here through `from` after signing in or up.
+ *
+ * The flags (spec §3, §4): the forum-pending flag is set only for a signed-in person on the way to
+ * the terms, and dropped whenever the choices show, so it can never send someone who still has
+ * to sign in away from sign-in; the immediate-redirect flag marks that the person left for a
+ * choice. Both end with the forum sign-in. This screen never sends anyone to sign-in by itself,
+ * so no pair of screens can bounce a visitor between them.
+ */
+export function DiscourseSso() {
+  const t = useT();
+  const config = useRuntimeConfig();
+  const navigate = useNavigate();
+  const [params] = useSearchParams();
+  const sso = params.get('sso');
+  const sig = params.get('sig');
+  const [stage, setStage] = useState<Stage>(sso && sig ? 'signingIn' : 'choices');
+  // One request per visit, whatever the effects do: the service answers a nonce only once.
+  const request = useRef<Promise<Answer> | null>(null);
+  const recorded = useRef(false);
+
+  useEffect(() => {
+    if (!recorded.current) {
+      recorded.current = true;
+      pageLoaded(config, FORUM_EVENT);
+    }
+  }, [config]);
+
+  useEffect(() => {
+    const showChoices = () => {
+      removeItem('discoursePending');
+      writeItem('doImmediateRedirect', 'true');
+      setStage('choices');
+    };
+    if (!sso || !sig) {
+      showChoices();
+      return;
+    }
+    let active = true;
+    request.current ??= fetchAnswer('discourseSso', { body: { ssoPayload: sso, signature: sig } });
+    void request.current.then(async (result) => {
+      if (!active) return;
+      if (!result.ok) {
+        // Spec §8: a 401 is silent and offers the choices; anything else is the forum's one error.
+        if (result.code === 'notSignedIn') showChoices();
+        else setStage('failed');
+        return;
+      }
+      if (!result.data.termsAgreed) {
+        writeItem('discoursePending', 'true');
+        void navigate(withQuery(ROUTES.discourseTerms, { from: forumReturnPath(sso, sig) }), { replace: true });
+        return;
+      }
+      // The service checked the address against the forum's origin; the page checks it again
+      // against its own allow-list before the whole page goes there.
+      const target = allowedTarget(result.data.redirectUrl, config);
+      if (target === undefined) {
+        setStage('failed');
+        return;
+      }
+      endForumFlow();
+      loggedIn(config, FORUM_EVENT);
+      await beforeLeaving(config);
+      // replace: Back from the forum must not replay a spent request.
+      window.location.replace(target);
+    });
+    return () => {
+      active = false;
+    };
+  }, [sso, sig, config, navigate]);
+
+  if (stage === 'signingIn') {
+    return (
+      <CardLayout title={t('forum.signingIn')}>
+        <div className="centred">
+          <Spinner title={t('forum.signingIn')} />
+        </div>
+      </CardLayout>
+    );
+  }
+
+  if (stage === 'failed') {
+    return (
+      <CardLayout title={t('forum.signingIn')}>
+        <Alert variant="error" focusOnShow>
+          <ErrorText messageKey="error.forum" />
+        </Alert>
+      </CardLayout>
+    );
+  }
+
+  const from = forumReturnPath(sso, sig);
+  const carried = { from, signupSource: SIGNUP_SOURCES.community };
+  // Spec §2: in production the marketing site's get-started page signs people up.
+  const createAccount = config.env === 'prod' ? marketingUrl(config, MARKETING_PATHS.getStarted, withQuery('', carried)) : undefined;
+
+  return (
+    <CardLayout title={t('forum.title')}>
+      <p className="lead">{t('forum.lead')}</p>
+      <div className="stack">
+        {createAccount === undefined ? (
+          <Button variant="strong" block to={withQuery(ROUTES.signUp, carried)}>
+            {t('forum.createAccount')}
+          </Button>
+        ) : (
+          <Button variant="strong" block href={createAccount}>
+            {t('forum.createAccount')}
+          </Button>
+        )}
+        <Button variant="outline" block to={withQuery(ROUTES.signIn, carried)}>
+          {t('forum.signInWithProduct')}
+        </Button>
+        <Button variant="outline" block to={withQuery(ROUTES.socialAuth, carried)} icon={<GoogleIcon />}>
+          {t('signIn.withGoogle')}
+        </Button>
+      </div>
+      <p className="notice">
+        {fillNodes(t('forum.notice'), {
+          privacy: <ExternalLink href={marketingUrl(config, MARKETING_PATHS.privacy)} label={t('signUp.privacy')} />,
+          terms: <ExternalLink href={marketingUrl(config, MARKETING_PATHS.terms)} label={t('signUp.terms')} />,
+        })}
+      </p>
+    </CardLayout>
+  );
+}
