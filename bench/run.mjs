@@ -65,7 +65,13 @@ const SETTLE = Number(args.settle);
 const USER_COUNT = Number(args.users);
 const QUIET_WAIT = Number(args['quiet-wait']);
 const optional = new Set(['warmup', 'settle', 'quiet-wait']);
-for (const [name, value] of [['duration', DURATION], ['warmup', WARMUP], ['settle', SETTLE], ['users', USER_COUNT], ['quiet-wait', QUIET_WAIT]]) {
+for (const [name, value] of [
+  ['duration', DURATION],
+  ['warmup', WARMUP],
+  ['settle', SETTLE],
+  ['users', USER_COUNT],
+  ['quiet-wait', QUIET_WAIT],
+]) {
   if (!Number.isFinite(value) || value < 0 || (!optional.has(name) && value <= 0)) {
     process.stderr.write(`bench: --${name} must be a positive number\n${USAGE}`);
     process.exit(2);
@@ -106,7 +112,10 @@ const cleanups = [];
 async function cleanup() {
   for (const child of children) await stopChild(child).catch(() => {});
   children.clear();
-  while (cleanups.length) await cleanups.pop()().catch((error) => log(`cleanup: ${error.message}`));
+  while (cleanups.length)
+    await cleanups
+      .pop()()
+      .catch((error) => log(`cleanup: ${error.message}`));
 }
 for (const signal of ['SIGINT', 'SIGTERM']) {
   process.once(signal, () => {
@@ -127,7 +136,8 @@ async function quiet(extraPids = []) {
     pids: [...[...children].map((child) => child.pid), ...extraPids],
     threshold: QUIET_CORES,
     maxMs: Math.min(QUIET_WAIT * 1000, waitBudgetMs),
-    onWait: (cores) => log(`other processes keep ${cores.toFixed(2)} cores busy: waiting up to ${Math.round(Math.min(QUIET_WAIT * 1000, waitBudgetMs) / 1000)} s`),
+    onWait: (cores) =>
+      log(`other processes keep ${cores.toFixed(2)} cores busy: waiting up to ${Math.round(Math.min(QUIET_WAIT * 1000, waitBudgetMs) / 1000)} s`),
   });
   waitBudgetMs = Math.max(0, waitBudgetMs - (Date.now() - begin));
   return load;
@@ -166,7 +176,9 @@ async function phase(label, parts, { database } = {}) {
   const out = {};
   if (live.length === 0) return out;
   const pids = live.map((part) => part.pid ?? part.raw?.pid).filter(Boolean);
-  log(`${label}: ${live.map((part) => `${part.system} ${part.name}`).join(', ')}; ${ROUNDS} rounds of ${CHUNK_SECONDS.toFixed(1)} s each, after ${WARMUP} s warm-up each`);
+  log(
+    `${label}: ${live.map((part) => `${part.system} ${part.name}`).join(', ')}; ${ROUNDS} rounds of ${CHUNK_SECONDS.toFixed(1)} s each, after ${WARMUP} s warm-up each`,
+  );
   const chunks = Object.fromEntries(live.map((part) => [part.key, []]));
   let redone = 0;
   let noisyInARow = 0;
@@ -183,7 +195,11 @@ async function phase(label, parts, { database } = {}) {
       const round = [];
       for (const part of live) {
         await drain(pids);
-        round.push(part.raw ? await part.raw.measure(CHUNK_SECONDS, RAW_CONCURRENCY) : await loadChunk(part.scenario, { connections: CONNECTIONS[part.name], seconds: CHUNK_SECONDS, pid: part.pid, database }));
+        round.push(
+          part.raw
+            ? await part.raw.measure(CHUNK_SECONDS, RAW_CONCURRENCY)
+            : await loadChunk(part.scenario, { connections: CONNECTIONS[part.name], seconds: CHUNK_SECONDS, pid: part.pid, database }),
+        );
       }
       const noise = Math.max(...round.map((chunk) => chunk.otherCores ?? 0));
       if (noise > NOISE_CORES) {
@@ -211,7 +227,9 @@ async function phase(label, parts, { database } = {}) {
     if (part.raw) {
       out[part.key] = summarizeRaw(chunks[part.key]);
       const raw = out[part.key];
-      log(`raw argon2id: ${raw.rate.toFixed(1)} verifies/s (chunks ${raw.chunkRates.join(', ')}), ${raw.cpuMsPerVerify.toFixed(2)} ms CPU each, ${raw.cpuCores.toFixed(2)} cores busy`);
+      log(
+        `raw argon2id: ${raw.rate.toFixed(1)} verifies/s (chunks ${raw.chunkRates.join(', ')}), ${raw.cpuMsPerVerify.toFixed(2)} ms CPU each, ${raw.cpuCores.toFixed(2)} cores busy`,
+      );
     } else {
       out[part.key] = summarize(chunks[part.key], CONNECTIONS[part.name]);
       log(`${part.system}: ${part.name}: ${describe(out[part.key])}`);
@@ -270,7 +288,9 @@ async function launchPeer(users, kind = 'sqlite') {
     cleanups.push(() => database.drop());
     where = { databaseUrl: database.url };
   }
-  log(`Better Auth ${betterAuthVersion()}: starting on a fresh ${kind === 'sqlite' ? 'SQLite file' : 'PostgreSQL database'}, seeding ${users.length} accounts`);
+  log(
+    `Better Auth ${betterAuthVersion()}: starting on a fresh ${kind === 'sqlite' ? 'SQLite file' : 'PostgreSQL database'}, seeding ${users.length} accounts`,
+  );
   const child = await startBetterAuth({ port, ...where, users });
   children.add(child);
   const baseUrl = `http://127.0.0.1:${port}`;
@@ -394,8 +414,13 @@ async function pass(kind, users, peer) {
           runs.push(run);
         }
         runs.sort((a, b) => a.performance - b.performance);
-        result.lighthouse = { ...runs[Math.floor(runs.length / 2)], runs: runs.map(({ performance, accessibility, lcpMs, fcpMs, tbtMs }) => ({ performance, accessibility, lcpMs, fcpMs, tbtMs })) };
-        log(`web: Lighthouse performance ${runs.map((run) => run.performance).join(', ')}; accessibility ${runs.map((run) => run.accessibility).join(', ')}`);
+        result.lighthouse = {
+          ...runs[Math.floor(runs.length / 2)],
+          runs: runs.map(({ performance, accessibility, lcpMs, fcpMs, tbtMs }) => ({ performance, accessibility, lcpMs, fcpMs, tbtMs })),
+        };
+        log(
+          `web: Lighthouse performance ${runs.map((run) => run.performance).join(', ')}; accessibility ${runs.map((run) => run.accessibility).join(', ')}`,
+        );
       } catch (error) {
         failures.push({ scenario: 'lighthouse', message: error.message });
       }
@@ -413,7 +438,19 @@ async function main() {
   const results = {
     date: new Date().toISOString(),
     machine,
-    options: { duration: DURATION, rounds: ROUNDS, warmup: WARMUP, settle: SETTLE, quietWait: QUIET_WAIT, noiseCores: NOISE_CORES, pg: args.pg, users: USER_COUNT, connections: CONNECTIONS, rawConcurrency: RAW_CONCURRENCY, only: args.only ?? null },
+    options: {
+      duration: DURATION,
+      rounds: ROUNDS,
+      warmup: WARMUP,
+      settle: SETTLE,
+      quietWait: QUIET_WAIT,
+      noiseCores: NOISE_CORES,
+      pg: args.pg,
+      users: USER_COUNT,
+      connections: CONNECTIONS,
+      rawConcurrency: RAW_CONCURRENCY,
+      only: args.only ?? null,
+    },
     budgets: BUDGETS,
     foyer: {},
     peer: null,
@@ -461,8 +498,17 @@ async function main() {
           if (peerResult) results.peers[kind] = peerResult;
         } else if (peer) {
           // Without a Foyer build, the peer is still measured, so the harness shows it works.
-          const result = { system: 'better-auth', version: betterAuthVersion(), database: kind, settleSeconds: SETTLE, loads: {}, memory: { idle: rssBytes(peer.child.pid) } };
-          const parts = ['signin', 'signinFailed', 'session'].filter(selected).map((name) => ({ key: name, system: peer.name, name, scenario: peer.scenarios[name], pid: peer.child.pid }));
+          const result = {
+            system: 'better-auth',
+            version: betterAuthVersion(),
+            database: kind,
+            settleSeconds: SETTLE,
+            loads: {},
+            memory: { idle: rssBytes(peer.child.pid) },
+          };
+          const parts = ['signin', 'signinFailed', 'session']
+            .filter(selected)
+            .map((name) => ({ key: name, system: peer.name, name, scenario: peer.scenarios[name], pid: peer.child.pid }));
           Object.assign(result.loads, await phase(`${peer.name} alone`, parts));
           results.peers[kind] = result;
         }
@@ -517,15 +563,21 @@ async function main() {
     `machine: ${machine.cores} cores ${machine.cpuModel}, ${machine.memoryGiB} GiB, ${machine.os}; Node ${machine.node}; ${machine.chromium ?? 'no chromium'}; commit ${machine.commit ?? '?'}`,
     `load: autocannon; each load ${DURATION} s in ${ROUNDS} interleaved rounds after ${WARMUP} s warm-up; sign-in c=${CONNECTIONS.signin}, session c=${CONNECTIONS.session}; peer: better-auth ${results.peer?.version ?? betterAuthVersion()}`,
   ];
-  if (noise.length) header.push(`other processes during the kept rounds: up to ${Math.max(...noise).toFixed(2)} cores busy; rounds measured again: ${redone}`);
-  if (noisy.length) header.push(`WARNING: other processes disturbed rounds that had to be kept (${[...new Set(noisy)].join('; ')}): run again on a quiet machine`);
+  if (noise.length)
+    header.push(`other processes during the kept rounds: up to ${Math.max(...noise).toFixed(2)} cores busy; rounds measured again: ${redone}`);
+  if (noisy.length)
+    header.push(`WARNING: other processes disturbed rounds that had to be kept (${[...new Set(noisy)].join('; ')}): run again on a quiet machine`);
   results.noisy = [...new Set(noisy)];
   results.header = header;
   process.stdout.write(`\n${header.join('\n')}\n\n${table}\n`);
   const shortfalls = budgets.filter((b) => b.result === 'fall short').map((b) => b.id);
-  process.stdout.write(`\nbudgets: ${budgets.filter((b) => b.result === 'pass').length} pass, ${shortfalls.length} fall short${shortfalls.length ? ` (${shortfalls.join(', ')})` : ''}, ${budgets.filter((b) => b.result === 'void').length} void\n`);
+  process.stdout.write(
+    `\nbudgets: ${budgets.filter((b) => b.result === 'pass').length} pass, ${shortfalls.length} fall short${shortfalls.length ? ` (${shortfalls.join(', ')})` : ''}, ${budgets.filter((b) => b.result === 'void').length} void\n`,
+  );
   if (failures.length) {
-    process.stdout.write(`\nscenarios that could not run or were void:\n${failures.map((f) => `  - ${f.scenario}: ${f.message.split('\n')[0]}`).join('\n')}\n`);
+    process.stdout.write(
+      `\nscenarios that could not run or were void:\n${failures.map((f) => `  - ${f.scenario}: ${f.message.split('\n')[0]}`).join('\n')}\n`,
+    );
   }
 
   mkdirSync(RESULTS_DIR, { recursive: true });

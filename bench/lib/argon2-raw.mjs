@@ -75,7 +75,9 @@ export function summarizeRaw(chunks) {
     kernelMsPerVerify: verifies ? sum('kernelMs') / verifies : null,
     cpuCores: sum('cpuMs') / 1000 / seconds,
     chunkRates: ok.map((chunk) => Math.round((chunk.verifies / chunk.seconds) * 10) / 10),
-    otherCoresMax: ok.some((chunk) => typeof chunk.otherCores === 'number') ? Math.round(Math.max(...ok.map((chunk) => chunk.otherCores ?? 0)) * 100) / 100 : null,
+    otherCoresMax: ok.some((chunk) => typeof chunk.otherCores === 'number')
+      ? Math.round(Math.max(...ok.map((chunk) => chunk.otherCores ?? 0)) * 100) / 100
+      : null,
     concurrency: ok[0].concurrency,
     params: ok[0].params,
   };

@@ -48,5 +48,7 @@ for (const file of process.argv.slice(2)) {
     const gz = gzipSync(texts.get(key).join(''), { level: 9 }).length;
     process.stdout.write(`${String(size).padStart(9)}  ${((size / code.length) * 100).toFixed(1).padStart(5)} %  ${String(gz).padStart(9)}  ${key}\n`);
   }
-  process.stdout.write(`${String(code.length - mapped).padStart(9)}  ${(((code.length - mapped) / code.length) * 100).toFixed(1).padStart(5)} %  (between mappings)\n`);
+  process.stdout.write(
+    `${String(code.length - mapped).padStart(9)}  ${(((code.length - mapped) / code.length) * 100).toFixed(1).padStart(5)} %  (between mappings)\n`,
+  );
 }

@@ -57,10 +57,14 @@ export const FOYER_COOKIE = 'otter_staging';
 /** Creates the seeded accounts with the admin CLI (verified by default). */
 export async function seedFoyer(env, users) {
   for (const user of users) {
-    await run(process.execPath, [ADMIN, 'user', 'create', '--email', user.email, '--password', user.password, '--first-name', user.firstName, '--last-name', user.lastName], {
-      cwd: ROOT,
-      env,
-    });
+    await run(
+      process.execPath,
+      [ADMIN, 'user', 'create', '--email', user.email, '--password', user.password, '--first-name', user.firstName, '--last-name', user.lastName],
+      {
+        cwd: ROOT,
+        env,
+      },
+    );
   }
 }
 

@@ -41,7 +41,13 @@ async function audit(url) {
       .map((item) => item.id);
     // What Lighthouse says would help most: opportunities with savings, and failing diagnostics.
     const advice = Object.values(lhr.audits)
-      .filter((item) => item.score !== null && item.score < 0.9 && ['opportunity', 'table', 'list'].includes(item.details?.type) && item.scoreDisplayMode !== 'informative')
+      .filter(
+        (item) =>
+          item.score !== null &&
+          item.score < 0.9 &&
+          ['opportunity', 'table', 'list'].includes(item.details?.type) &&
+          item.scoreDisplayMode !== 'informative',
+      )
       .map((item) => ({ id: item.id, score: item.score, displayValue: item.displayValue ?? null }))
       .slice(0, 12);
     return {

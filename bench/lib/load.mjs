@@ -114,7 +114,8 @@ export async function loadChunk(scenario, { connections, seconds, warmup = 0, pi
   const databaseCpu = database ? cpuDelta(databaseBefore, cpuByName(database)) : 0;
   const serverAfter = pid ? cpuMs(pid) : null;
   const own = process.cpuUsage(ownBefore);
-  const server = serverBefore && serverAfter ? Object.fromEntries(Object.keys(serverAfter).map((key) => [key, serverAfter[key] - serverBefore[key]])) : null;
+  const server =
+    serverBefore && serverAfter ? Object.fromEntries(Object.keys(serverAfter).map((key) => [key, serverAfter[key] - serverBefore[key]])) : null;
   return {
     seconds: run.result.duration,
     statuses: run.statuses,
@@ -127,7 +128,10 @@ export async function loadChunk(scenario, { connections, seconds, warmup = 0, pi
     ownCpuMs: (own.user + own.system) / 1000,
     // Whatever else kept the cores busy meanwhile (other processes), in cores.
     databaseCpuMs: database ? databaseCpu : null,
-    otherCores: server && machineBefore !== null ? Math.max(0, (machineAfter - machineBefore - server.total - databaseCpu - (own.user + own.system) / 1000) / 1000 / run.result.duration) : null,
+    otherCores:
+      server && machineBefore !== null
+        ? Math.max(0, (machineAfter - machineBefore - server.total - databaseCpu - (own.user + own.system) / 1000) / 1000 / run.result.duration)
+        : null,
   };
 }
 
@@ -148,10 +152,15 @@ export function summarize(chunks, connections) {
   const latencies = chunks.flatMap((chunk) => chunk.latencies).sort((a, b) => a - b);
   const round = (value) => (value === null ? null : Math.round(value * 100) / 100);
   const serverCpu = chunks.every((chunk) => chunk.serverCpu)
-    ? chunks.reduce((sum, chunk) => ({ total: sum.total + chunk.serverCpu.total, system: sum.system + chunk.serverCpu.system, main: sum.main + chunk.serverCpu.main }), { total: 0, system: 0, main: 0 })
+    ? chunks.reduce(
+        (sum, chunk) => ({ total: sum.total + chunk.serverCpu.total, system: sum.system + chunk.serverCpu.system, main: sum.main + chunk.serverCpu.main }),
+        { total: 0, system: 0, main: 0 },
+      )
     : null;
   const ownCpuMs = chunks.reduce((total, chunk) => total + chunk.ownCpuMs, 0);
-  const databaseCpuMs = chunks.every((chunk) => typeof chunk.databaseCpuMs === 'number') ? chunks.reduce((total, chunk) => total + chunk.databaseCpuMs, 0) : null;
+  const databaseCpuMs = chunks.every((chunk) => typeof chunk.databaseCpuMs === 'number')
+    ? chunks.reduce((total, chunk) => total + chunk.databaseCpuMs, 0)
+    : null;
   return {
     connections,
     chunks: chunks.length,
@@ -178,7 +187,9 @@ export function summarize(chunks, connections) {
     errors,
     timeouts,
     firstUnexpected: chunks.find((chunk) => chunk.firstUnexpected)?.firstUnexpected ?? null,
-    otherCoresMax: chunks.some((chunk) => chunk.otherCores !== null) ? Math.round(Math.max(...chunks.map((chunk) => chunk.otherCores ?? 0)) * 100) / 100 : null,
+    otherCoresMax: chunks.some((chunk) => chunk.otherCores !== null)
+      ? Math.round(Math.max(...chunks.map((chunk) => chunk.otherCores ?? 0)) * 100) / 100
+      : null,
     void: unexpected + errors + timeouts > 0 || responses === 0,
   };
 }

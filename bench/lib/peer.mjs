@@ -67,7 +67,12 @@ export function startBetterAuth({ port, dbFile, databaseUrl, users }) {
 export function startVerifyOnly({ port, users }) {
   return startReady(
     'verify-only-server.mjs',
-    { NODE_ENV: 'production', PORT: String(port), HOST: '127.0.0.1', SEED_USERS: JSON.stringify(users.map(({ email, password }) => ({ email, password }))) },
+    {
+      NODE_ENV: 'production',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      SEED_USERS: JSON.stringify(users.map(({ email, password }) => ({ email, password }))),
+    },
     'the verify-only server',
   );
 }

@@ -30,7 +30,12 @@ function where(frame) {
     const rest = url.slice(nm + 'node_modules/'.length).split('/');
     return rest[0].startsWith('@') ? `${rest[0]}/${rest[1]}` : rest[0];
   }
-  if (url.includes('/packages/')) return url.slice(url.indexOf('/packages/') + 1).split('/').slice(0, 2).join('/');
+  if (url.includes('/packages/'))
+    return url
+      .slice(url.indexOf('/packages/') + 1)
+      .split('/')
+      .slice(0, 2)
+      .join('/');
   if (url.startsWith('node:')) return 'node core';
   return url ? url : `(${frame.functionName || 'native'})`;
 }

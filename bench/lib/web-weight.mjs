@@ -42,10 +42,13 @@ export async function measureWebWeight(baseUrl, routes) {
       // over to the marketing site, spec §2) is refused at once instead of waiting for DNS.
       const origin = new URL(baseUrl).origin;
       const elsewhere = [];
-      await context.route((url) => url.origin !== origin, (route) => {
-        elsewhere.push(route.request().url());
-        return route.abort('blockedbyclient');
-      });
+      await context.route(
+        (url) => url.origin !== origin,
+        (route) => {
+          elsewhere.push(route.request().url());
+          return route.abort('blockedbyclient');
+        },
+      );
       const page = await context.newPage();
       const pending = [];
       const problems = [];
@@ -60,7 +63,14 @@ export async function measureWebWeight(baseUrl, routes) {
         pending.push(
           response
             .body()
-            .then((body) => ({ url: new URL(response.url()).pathname, type, status: response.status(), raw: body.length, gzip: gzipSync(body, { level: 9 }).length, dictionaries: DICTIONARY_MARKERS.some((marker) => marker.test(body.toString('utf8'))) }))
+            .then((body) => ({
+              url: new URL(response.url()).pathname,
+              type,
+              status: response.status(),
+              raw: body.length,
+              gzip: gzipSync(body, { level: 9 }).length,
+              dictionaries: DICTIONARY_MARKERS.some((marker) => marker.test(body.toString('utf8'))),
+            }))
             .catch((error) => ({ url: response.url(), type, status: response.status(), error: error.message })),
         );
       });
@@ -71,7 +81,8 @@ export async function measureWebWeight(baseUrl, routes) {
       // The page may have handed over to another site (the first navigation elsewhere is kept).
       const leftFor = elsewhere.find((url) => !/\.(js|css|png|svg|woff2?)(\?|$)/.test(url)) ?? null;
       // A page that rendered nothing (a stale build, a script blocked by the CSP) measures nothing.
-      const rendered = leftFor !== null || (await page.evaluate(() => (globalThis.document.getElementById('root')?.childElementCount ?? 0) > 0).catch(() => false));
+      const rendered =
+        leftFor !== null || (await page.evaluate(() => (globalThis.document.getElementById('root')?.childElementCount ?? 0) > 0).catch(() => false));
       if (!rendered) problems.push('the page rendered nothing into #root');
       if (!files.some((file) => file.type === 'js')) problems.push('no JavaScript was fetched');
       for (const file of files) if (file.error) problems.push(`${file.url}: ${file.error}`);

@@ -121,9 +121,7 @@ export async function newContext(browser: Browser, options: { locale?: string; p
 /** axe-core over the whole page, WCAG 2.1 A and AA plus best practices. */
 export async function axeViolations(page: Page): Promise<string[]> {
   const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']).analyze();
-  return results.violations.map(
-    (violation) => `${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(' ')).join(', ')})`,
-  );
+  return results.violations.map((violation) => `${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(' ')).join(', ')})`);
 }
 
 /** Where screenshots go when SCREENSHOTS_DIR is set; otherwise none are taken. */
@@ -141,9 +139,7 @@ export async function expireEmailedLinks(server: RunningServer, email: string): 
   const db = new Database(server.databasePath);
   try {
     const changed = db
-      .prepare(
-        `update email_tokens set expires_at = ? where used_at is null and user_id in (select id from users where email_key = ?)`,
-      )
+      .prepare(`update email_tokens set expires_at = ? where used_at is null and user_id in (select id from users where email_key = ?)`)
       .run(Date.now() - 60_000, email.trim().toLowerCase()).changes;
     if (changed === 0) throw new Error(`no unspent emailed link for ${email}`);
   } finally {

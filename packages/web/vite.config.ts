@@ -27,10 +27,7 @@ export const webAliases = [
  * what normally swaps in the production one). The shipped bundle takes the production build:
  * no development warnings in visitors' consoles, and a little less to download.
  */
-const reactRouterProduction = join(
-  dirname(createRequire(import.meta.url).resolve('react-router/package.json')),
-  'dist/production/index.mjs',
-);
+const reactRouterProduction = join(dirname(createRequire(import.meta.url).resolve('react-router/package.json')), 'dist/production/index.mjs');
 
 /**
  * What `/sign-in` runs (page.tsx renders it without the router): React, the contract's core, and
@@ -47,8 +44,7 @@ const SIGN_IN_FIRST_LOAD =
 export default defineConfig(({ command }) => ({
   plugins: [react()],
   resolve: {
-    alias:
-      command === 'build' ? [...webAliases, { find: /^react-router$/, replacement: reactRouterProduction }] : webAliases,
+    alias: command === 'build' ? [...webAliases, { find: /^react-router$/, replacement: reactRouterProduction }] : webAliases,
   },
   build: {
     outDir: 'dist',

@@ -31,11 +31,7 @@ export function serverUrlNotFoundMessage(kind: ServerKind): string {
  * Looks up a kind's address, logging the spec's line when it is missing (spec §8), so a
  * misconfigured environment shows up in the logs instead of failing silently.
  */
-export function serverUrl(
-  urls: ServerUrls,
-  kind: ServerKind,
-  log: (message: string) => void = console.warn,
-): string | undefined {
+export function serverUrl(urls: ServerUrls, kind: ServerKind, log: (message: string) => void = console.warn): string | undefined {
   const url = urls[kind];
   if (url === undefined) log(serverUrlNotFoundMessage(kind));
   return url;

@@ -4,8 +4,18 @@ import { cookieRules, isCookieDomainOf } from './storage.js';
 
 describe('cookie rules (spec §3)', () => {
   it('share the configured parent domain and keep Secure', () => {
-    expect(cookieRules('auth.foyer.app', 'prod', false, 'foyer.app')).toEqual({ domain: 'foyer.app', path: '/', sameSite: 'strict', secure: true, httpOnly: true });
-    expect(cookieRules('Auth.Staging.Foyer.App', 'staging', true, 'staging.foyer.app')).toMatchObject({ domain: 'staging.foyer.app', secure: true, httpOnly: false });
+    expect(cookieRules('auth.foyer.app', 'prod', false, 'foyer.app')).toEqual({
+      domain: 'foyer.app',
+      path: '/',
+      sameSite: 'strict',
+      secure: true,
+      httpOnly: true,
+    });
+    expect(cookieRules('Auth.Staging.Foyer.App', 'staging', true, 'staging.foyer.app')).toMatchObject({
+      domain: 'staging.foyer.app',
+      secure: true,
+      httpOnly: false,
+    });
   });
 
   it('never guess a domain from the host name: without one the cookie is host-only', () => {
@@ -30,7 +40,10 @@ describe('cookie rules (spec §3)', () => {
   it('drop Secure only for loopback in local and test', () => {
     const insecure = (host: string, env: Environment) => !cookieRules(host, env, false).secure;
     for (const host of ['localhost', '127.0.0.1', '127.1.2.3', '[::1]']) {
-      expect(ENVIRONMENTS.filter((env) => insecure(host, env)), host).toEqual(['local', 'test']);
+      expect(
+        ENVIRONMENTS.filter((env) => insecure(host, env)),
+        host,
+      ).toEqual(['local', 'test']);
     }
   });
 });

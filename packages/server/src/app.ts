@@ -109,7 +109,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(i18nRoutes);
   await app.register(healthRoutes);
   await app.register(probeRoutes);
-  await registerWeb(app, buildRuntimeConfig(config, (message) => app.log.warn(message)));
+  await registerWeb(
+    app,
+    buildRuntimeConfig(config, (message) => app.log.warn(message)),
+  );
 
   return app;
 }

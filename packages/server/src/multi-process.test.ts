@@ -74,7 +74,13 @@ describe.skipIf(!postgres)('two server processes on one PostgreSQL (server-postg
   it('locks an email after failures alternating between the two, and both refuse it', async () => {
     if (database === undefined) throw new Error('database not open');
     const config = testConfig(ARGON2);
-    const deps = { db: database.db, config, clock: systemClock, passwords: await createPasswordHasher(config.argon2), redirects: createRedirectPolicy(config) };
+    const deps = {
+      db: database.db,
+      config,
+      clock: systemClock,
+      passwords: await createPasswordHasher(config.argon2),
+      redirects: createRedirectPolicy(config),
+    };
     const email = uniqueEmail('two-processes');
     const password = 'the right password';
     await createUser(deps, { email, hashPassword: sha256Hex(password), firstName: 'Ada', lastName: 'Lovelace', verified: true }, CLI_META);

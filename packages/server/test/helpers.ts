@@ -223,10 +223,7 @@ export function signInUrl(): string {
   return API_BASE + CALLS.signin.path;
 }
 
-export async function postSignIn(
-  app: FastifyInstance,
-  body: { email: string; password: string; deviceId?: string },
-): Promise<LightMyRequestResponse> {
+export async function postSignIn(app: FastifyInstance, body: { email: string; password: string; deviceId?: string }): Promise<LightMyRequestResponse> {
   const pair = xsrf();
   return app.inject({
     method: 'POST',

@@ -9,9 +9,7 @@ const dist = new URL('../dist/', import.meta.url).pathname;
 const TEXT = /\.(js|css|svg|json|txt)$/;
 
 function walk(dir) {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? walk(join(dir, entry.name)) : [join(dir, entry.name)],
-  );
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => (entry.isDirectory() ? walk(join(dir, entry.name)) : [join(dir, entry.name)]));
 }
 
 let count = 0;

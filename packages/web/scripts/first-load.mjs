@@ -82,8 +82,12 @@ export async function measureFirstLoad() {
 
     const html = readFileSync(join(outDir, 'index.html'), 'utf8');
     const named = [
-      ...tags(html, 'script').filter((a) => a.type === 'module' && a.src).map((a) => a.src),
-      ...tags(html, 'link').filter((a) => a.rel === 'modulepreload' && a.href).map((a) => a.href),
+      ...tags(html, 'script')
+        .filter((a) => a.type === 'module' && a.src)
+        .map((a) => a.src),
+      ...tags(html, 'link')
+        .filter((a) => a.rel === 'modulepreload' && a.href)
+        .map((a) => a.href),
     ].map((url) => url.replace(/^\//, ''));
 
     const files = firstLoad.map((file) => measureChunk(outDir, file));
@@ -110,9 +114,14 @@ export async function measureFirstLoad() {
 export function problems(report) {
   const found = [];
   if (report.reactRouterInFirstLoad.length > 0) found.push(`${FORBIDDEN} is in the first load: ${report.reactRouterInFirstLoad.join(', ')}`);
-  if (report.jsGzipBytes > report.budgetBytes) found.push(`the first load is ${report.jsGzipBytes} bytes of gzipped JavaScript, over the ${report.budgetBytes}-byte budget`);
-  const manifestFiles = report.files.map((file) => file.file).sort().join(' ');
-  if (report.indexHtml.slice().sort().join(' ') !== manifestFiles) found.push(`index.html names ${report.indexHtml.join(', ')}, the manifest ${manifestFiles}`);
+  if (report.jsGzipBytes > report.budgetBytes)
+    found.push(`the first load is ${report.jsGzipBytes} bytes of gzipped JavaScript, over the ${report.budgetBytes}-byte budget`);
+  const manifestFiles = report.files
+    .map((file) => file.file)
+    .sort()
+    .join(' ');
+  if (report.indexHtml.slice().sort().join(' ') !== manifestFiles)
+    found.push(`index.html names ${report.indexHtml.join(', ')}, the manifest ${manifestFiles}`);
   return found;
 }
 
@@ -123,7 +132,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   } else {
     process.stdout.write('First load (index.html: entry script and modulepreloads)\n   raw B  gzip B  file  (packages)\n');
     for (const file of report.files) {
-      process.stdout.write(`${String(file.rawBytes).padStart(8)}${String(file.gzipBytes).padStart(8)}  ${file.file}  (${file.packages.filter((p) => !p.startsWith('@foyer/')).join(', ') || 'ours only'})\n`);
+      process.stdout.write(
+        `${String(file.rawBytes).padStart(8)}${String(file.gzipBytes).padStart(8)}  ${file.file}  (${file.packages.filter((p) => !p.startsWith('@foyer/')).join(', ') || 'ours only'})\n`,
+      );
     }
     process.stdout.write(`JavaScript: ${report.jsGzipBytes} bytes gzipped (budget ${report.budgetBytes})\n`);
     for (const css of report.css) process.stdout.write(`CSS: ${css.file} ${css.gzipBytes} bytes gzipped\n`);

@@ -54,7 +54,9 @@ describe.skipIf(dbUnavailable)('admin CLI: audit --email E [--limit N]', () => {
       expect(line[(ipAt ?? 0) - 1]).toBe(' ');
     }
     const requested = lines.find((line) => line.includes('password.resetRequested')) ?? '';
-    expect(requested).toMatch(/^2030-01-15T09:34:00\.000Z {2}password\.resetRequested {2,}198\.51\.100\.23 {2,}Mozilla\/5\.0 \(X11; Linux x86_64\) Firefox\/140\.0$/);
+    expect(requested).toMatch(
+      /^2030-01-15T09:34:00\.000Z {2}password\.resetRequested {2,}198\.51\.100\.23 {2,}Mozilla\/5\.0 \(X11; Linux x86_64\) Firefox\/140\.0$/,
+    );
     // The admin CLI's own events have no address: shown as a dash.
     expect(lines.at(-1)).toMatch(/user\.created +- +foyer-admin-cli$/);
   });
@@ -88,7 +90,11 @@ describe.skipIf(dbUnavailable)('admin CLI: audit --email E [--limit N]', () => {
 
   it('replaces control characters a request put in a user agent (no terminal escape injection)', async () => {
     const email = uniqueEmail('escape');
-    await recordAudit(unitOfWork(t.deps), { type: 'signin.failure', meta: { ip: '192.0.2.1', userAgent: 'evil\u001b[2J\u001b]0;owned\u0007\nline' }, emailKey: email });
+    await recordAudit(unitOfWork(t.deps), {
+      type: 'signin.failure',
+      meta: { ip: '192.0.2.1', userAgent: 'evil\u001b[2J\u001b]0;owned\u0007\nline' },
+      emailKey: email,
+    });
     const result = await run('audit', '--email', email);
     // eslint-disable-next-line no-control-regex -- looking for control characters is the point
     expect(result.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f]/);

@@ -1,12 +1,7 @@
 import { SUPPORTED_LOCALES } from '@foyer/contract';
 import { CLI_META } from '../features/audit/audit.service.js';
 import { inviteMember } from '../features/organizations/invitations.service.js';
-import {
-  OrganizationError,
-  claimDomain,
-  createOrganization,
-  type OrganizationProblem,
-} from '../features/organizations/organizations.service.js';
+import { OrganizationError, claimDomain, createOrganization, type OrganizationProblem } from '../features/organizations/organizations.service.js';
 import { EXIT, UsageError, optional, parse, required, type AdminCommand, type AdminIo } from './args.js';
 
 export const ORG_USAGE = `  org create --name N [--domain D] [--sso-required]

@@ -75,7 +75,10 @@ function guardedPool(pool: pg.Pool): PostgresPool {
       let lost: Error | undefined;
       function query<R>(sql: string, parameters: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>>;
       function query<R>(cursor: PostgresCursor<R>): PostgresCursor<R>;
-      function query<R>(sqlOrCursor: string | PostgresCursor<R>, parameters?: ReadonlyArray<unknown>): Promise<PostgresQueryResult<R>> | PostgresCursor<R> {
+      function query<R>(
+        sqlOrCursor: string | PostgresCursor<R>,
+        parameters?: ReadonlyArray<unknown>,
+      ): Promise<PostgresQueryResult<R>> | PostgresCursor<R> {
         if (typeof sqlOrCursor !== 'string') throw new Error('streaming queries are not used');
         return client.query(sqlOrCursor, parameters === undefined ? [] : [...parameters]).then(
           // pg's result is what Kysely's PostgresDriver reads; only its declared types are wider.

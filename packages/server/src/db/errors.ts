@@ -32,12 +32,7 @@ const SESSION_ENDED_CODES = new Set(['57P01', '57P02', '57P03']);
 const TRANSIENT_CODES = new Set(['57014', '55P03', '40001', '40P01', '53300']);
 
 /** pg and pg-pool report a dead or slow connection by message only. */
-const CONNECTION_MESSAGES = [
-  'Connection terminated',
-  'timeout exceeded when trying to connect',
-  'Query read timeout',
-  'is not queryable',
-];
+const CONNECTION_MESSAGES = ['Connection terminated', 'timeout exceeded when trying to connect', 'Query read timeout', 'is not queryable'];
 
 function codeOf(error: object): string | undefined {
   return 'code' in error && typeof error.code === 'string' ? error.code : undefined;

@@ -128,7 +128,10 @@ describe.skipIf(!postgres)('PostgreSQL outages (server-postgres project only)', 
     const { cluster, server } = parts();
     expectServed(await signIn());
     const postmaster = (await readFile(cluster.pidFile, 'utf8')).split('\n')[0]?.trim() ?? '';
-    const children = (await run('ps', ['-o', 'pid=', '--ppid', postmaster])).stdout.split('\n').map((pid) => pid.trim()).filter(Boolean);
+    const children = (await run('ps', ['-o', 'pid=', '--ppid', postmaster])).stdout
+      .split('\n')
+      .map((pid) => pid.trim())
+      .filter(Boolean);
     const pids = [postmaster, ...children];
     await run('kill', ['-STOP', ...pids]);
     try {

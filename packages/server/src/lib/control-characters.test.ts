@@ -23,7 +23,9 @@ describe.skipIf(dbUnavailable)('control characters in a request', () => {
   const t = useTestApp();
 
   it('the walk reaches every call that takes text', () => {
-    expect(WITH_INPUT.map((walked) => walked.name)).toEqual(expect.arrayContaining(['signin', 'signup', 'setupAccountFields', 'setupAccount', 'resetPassword']));
+    expect(WITH_INPUT.map((walked) => walked.name)).toEqual(
+      expect.arrayContaining(['signin', 'signup', 'setupAccountFields', 'setupAccount', 'resetPassword']),
+    );
   });
 
   it.for(WITH_INPUT)('$name: the sample input passes validation, so each refusal below is the field itself', async ({ name, call, fields }, context) => {

@@ -30,13 +30,7 @@ export function Alert({
   }, [focusOnShow]);
   const Icon = variant === 'error' ? ErrorIcon : variant === 'success' ? SuccessIcon : InfoIcon;
   return (
-    <div
-      ref={ref}
-      id={id}
-      className={`alert alert-${variant}`}
-      role={variant === 'error' ? 'alert' : 'status'}
-      tabIndex={focusOnShow ? -1 : undefined}
-    >
+    <div ref={ref} id={id} className={`alert alert-${variant}`} role={variant === 'error' ? 'alert' : 'status'} tabIndex={focusOnShow ? -1 : undefined}>
       <Icon />
       <div className="alert-body">
         {title === undefined ? null : <p className="alert-title">{title}</p>}

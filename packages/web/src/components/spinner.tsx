@@ -32,11 +32,7 @@ export function Spinner({ size = LIMITS.spinnerSizePx, title, colour, decorative
   return (
     <span className="spinner" style={style} role="status">
       {wheel}
-      {title === undefined ? (
-        <span className="visually-hidden">{t('common.loading')}</span>
-      ) : (
-        <span className="spinner-title">{title}</span>
-      )}
+      {title === undefined ? <span className="visually-hidden">{t('common.loading')}</span> : <span className="spinner-title">{title}</span>}
     </span>
   );
 }

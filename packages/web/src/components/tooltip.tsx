@@ -58,14 +58,7 @@ export function Tooltip({
     >
       {children(trigger)}
       {/* Closed, it stays in the DOM (for aria-describedby and the fade) but out of the tree. */}
-      <span
-        role="tooltip"
-        id={id}
-        className="tooltip"
-        data-place={TOOLTIP_DEFAULTS.place}
-        data-open={open}
-        aria-hidden={!open || undefined}
-      >
+      <span role="tooltip" id={id} className="tooltip" data-place={TOOLTIP_DEFAULTS.place} data-open={open} aria-hidden={!open || undefined}>
         {label}
       </span>
     </span>

@@ -61,4 +61,3 @@ export function marketingTest(): boolean | undefined {
   const stored = readItem('isMarketingTest');
   return stored === null ? undefined : stored === 'true';
 }
-

@@ -73,10 +73,7 @@ export function useAfterPress(): (change: () => void) => void {
   }, []);
 }
 
-export type CheckedFieldProps = Pick<
-  TextFieldProps,
-  'value' | 'onValueChange' | 'onBlur' | 'disabled' | 'required' | 'validity' | 'message'
->;
+export type CheckedFieldProps = Pick<TextFieldProps, 'value' | 'onValueChange' | 'onBlur' | 'disabled' | 'required' | 'validity' | 'message'>;
 
 /**
  * Spec §5 messages appear once a field has been left, or for every field after a submit; a

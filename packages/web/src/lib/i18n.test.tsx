@@ -123,14 +123,20 @@ describe('I18nProvider', () => {
 
 describe('dictionaries', () => {
   it('every language has exactly the English keys', async () => {
-    const others = await Promise.all(['de', 'fr', 'es'].map((locale) => import(`../../../contract/src/lang/${locale}.json`) as Promise<{ default: Record<string, string> }>));
+    const others = await Promise.all(
+      ['de', 'fr', 'es'].map((locale) => import(`../../../contract/src/lang/${locale}.json`) as Promise<{ default: Record<string, string> }>),
+    );
     for (const other of others) expect(Object.keys(other.default).sort()).toEqual(Object.keys(en).sort());
   });
 });
 
 describe('fillNodes', () => {
   it('puts elements where the translation places them and keeps unknown placeholders', () => {
-    render(<p data-testid="notice">{fillNodes('Lisez nos ${terms} et notre ${privacy} (${other}).', { terms: <a href="/t">conditions</a>, privacy: <a href="/p">politique</a> })}</p>);
+    render(
+      <p data-testid="notice">
+        {fillNodes('Lisez nos ${terms} et notre ${privacy} (${other}).', { terms: <a href="/t">conditions</a>, privacy: <a href="/p">politique</a> })}
+      </p>,
+    );
     expect(screen.getByTestId('notice')).toHaveTextContent('Lisez nos conditions et notre politique (${other}).');
     expect(screen.getByRole('link', { name: 'conditions' })).toHaveAttribute('href', '/t');
     expect(screen.getByRole('link', { name: 'politique' })).toHaveAttribute('href', '/p');

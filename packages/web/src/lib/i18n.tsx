@@ -95,11 +95,7 @@ export function I18nProvider({
   );
   const value = useMemo(() => ({ locale: dictionary.locale, t }), [dictionary.locale, t]);
 
-  return (
-    <I18nContext value={value}>
-      {loaded === null ? fallback : children}
-    </I18nContext>
-  );
+  return <I18nContext value={value}>{loaded === null ? fallback : children}</I18nContext>;
 }
 
 export function useI18n(): I18nValue {
@@ -118,7 +114,7 @@ export function useT(): Translate {
  * element stays as written, as fillPlaceholders leaves it.
  */
 export function fillNodes(text: string, nodes: Record<string, ReactNode>): ReactNode[] {
-  return text.split(/\$\{([A-Za-z0-9_]+)\}/).map((part, index) =>
-    index % 2 === 0 ? part : <Fragment key={index}>{part in nodes ? nodes[part] : `\${${part}}`}</Fragment>,
-  );
+  return text
+    .split(/\$\{([A-Za-z0-9_]+)\}/)
+    .map((part, index) => (index % 2 === 0 ? part : <Fragment key={index}>{part in nodes ? nodes[part] : `\${${part}}`}</Fragment>));
 }

@@ -10,11 +10,7 @@ export function redirectTarget(from: string | null, config: RuntimeConfig, ownHo
 }
 
 /** The target if the allow-list accepts it, else undefined: for `redirectTo` and a server's `redirectUrl`. */
-export function allowedTarget(
-  target: string | null | undefined,
-  config: RuntimeConfig,
-  ownHost: string = window.location.host,
-): string | undefined {
+export function allowedTarget(target: string | null | undefined, config: RuntimeConfig, ownHost: string = window.location.host): string | undefined {
   const ownHosts = [...hostsOf(Object.values(config.serverUrls)), ownHost.toLowerCase()];
   return safeRedirect(target, { ownHosts });
 }

@@ -109,12 +109,7 @@ export function renderApp(path: string, { config = TEST_CONFIG, languages = ENGL
   return { ...result, location };
 }
 
-export function Providers({
-  config = TEST_CONFIG,
-  languages = ENGLISH_VISITOR,
-  inline = ENGLISH,
-  children,
-}: RenderAppOptions & { children: ReactNode }) {
+export function Providers({ config = TEST_CONFIG, languages = ENGLISH_VISITOR, inline = ENGLISH, children }: RenderAppOptions & { children: ReactNode }) {
   // StrictMode as in main.tsx: effects run, clean up and run again, so a missing cleanup shows.
   return (
     <StrictMode>

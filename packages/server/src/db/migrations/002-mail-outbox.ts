@@ -23,12 +23,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   // The worker's only question is "which unsent rows are due": a partial index keeps it small
   // however much sent mail accumulates.
-  await db.schema
-    .createIndex('mail_outbox_due_idx')
-    .on('mail_outbox')
-    .column('next_attempt_at')
-    .where(sql.ref('sent_at'), 'is', null)
-    .execute();
+  await db.schema.createIndex('mail_outbox_due_idx').on('mail_outbox').column('next_attempt_at').where(sql.ref('sent_at'), 'is', null).execute();
   await db.schema.createIndex('mail_outbox_to_idx').on('mail_outbox').columns(['to_address', 'created_at']).execute();
 
   await db.schema

@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/schema.js';
 
-
 export interface FailureCount {
   failures: number;
   lockedUntil: number | null;

@@ -24,7 +24,8 @@ describe.skipIf(dbUnavailable)('the dev mailbox', () => {
   afterAll(async () => database.destroy());
 
   const local = async () => (t = await createTestApp({ database, env: { FOYER_ENV: 'local', MAIL_POLL_MS: '50' } }));
-  const mailbox = async (app: TestApp, query = '') => DevMailboxResponse.parse((await app.app.inject({ method: 'GET', url: `${DEV_MAILBOX_PATH}.json${query}` })).json());
+  const mailbox = async (app: TestApp, query = '') =>
+    DevMailboxResponse.parse((await app.app.inject({ method: 'GET', url: `${DEV_MAILBOX_PATH}.json${query}` })).json());
 
   it('receives the mail of a local server without SMTP_URL, newest first, with its links', async () => {
     const app = await local();
@@ -40,7 +41,11 @@ describe.skipIf(dbUnavailable)('the dev mailbox', () => {
     const ours = messages.filter((message) => [first.email, second.email].includes(message.to));
     expect(ours.map((message) => message.to)).toEqual([second.email, first.email]);
     const [message] = ours;
-    expect(message).toMatchObject({ kind: 'verifyEmail', subject: 'Verify your email address for Foyer', deliveredAt: new Date(app.clock.now()).toISOString() });
+    expect(message).toMatchObject({
+      kind: 'verifyEmail',
+      subject: 'Verify your email address for Foyer',
+      deliveredAt: new Date(app.clock.now()).toISOString(),
+    });
     expect(message?.links).toHaveLength(1);
     expect(message?.links[0]).toMatch(new RegExp(`^${app.config.publicUrl}/verify-email/[A-Za-z0-9_-]{43}$`));
     expect(message?.text).toContain(message?.links[0] ?? 'missing');
@@ -122,9 +127,19 @@ describe.skipIf(dbUnavailable)('the dev mailbox', () => {
 
   it('logs each delivered link (local only), so a developer can follow it from the console', async () => {
     const lines: string[] = [];
-    const logger = Fastify({ logger: { level: 'info', stream: new Writable({ write: (chunk: Buffer, _encoding, done) => (lines.push(chunk.toString()), done()) }) } });
+    const logger = Fastify({
+      logger: { level: 'info', stream: new Writable({ write: (chunk: Buffer, _encoding, done) => (lines.push(chunk.toString()), done()) }) },
+    });
     const transport = devMailboxTransport({ db: database.db, clock: new ManualClock(), log: logger.log });
-    await transport.send({ id: 'log-test', kind: 'verifyEmail', to: 'a@example.com', locale: 'en', subject: 'S', text: 'Go to http://localhost:8080/verify-email/tok123 now', html: '<p>x</p>' });
+    await transport.send({
+      id: 'log-test',
+      kind: 'verifyEmail',
+      to: 'a@example.com',
+      locale: 'en',
+      subject: 'S',
+      text: 'Go to http://localhost:8080/verify-email/tok123 now',
+      html: '<p>x</p>',
+    });
     await logger.close();
     const entry = JSON.parse(lines.find((line) => line.includes('dev mailbox')) ?? '{}') as { links?: string[]; to?: string };
     expect(entry.links).toEqual(['http://localhost:8080/verify-email/tok123']);

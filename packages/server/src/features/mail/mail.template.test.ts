@@ -11,7 +11,10 @@ const dictionary = (locale: string): Record<string, string> =>
 const LINK = 'https://auth.foyer.app/verify-email/AbC_123-xyz';
 const SAMPLES: Array<[MailTemplate<never>, unknown]> = [
   [verifyEmailMail as MailTemplate<never>, { firstName: 'Ada', link: LINK, hours: 24 }],
-  [signupAttemptMail as MailTemplate<never>, { firstName: 'Ada', signInUrl: 'https://auth.foyer.app/sign-in', resetUrl: 'https://auth.foyer.app/forgot-password' }],
+  [
+    signupAttemptMail as MailTemplate<never>,
+    { firstName: 'Ada', signInUrl: 'https://auth.foyer.app/sign-in', resetUrl: 'https://auth.foyer.app/forgot-password' },
+  ],
   [invitationMail as MailTemplate<never>, { organization: 'Acme', link: 'https://auth.foyer.app/setup-account/AbC_123-xyz', days: 7 }],
 ];
 

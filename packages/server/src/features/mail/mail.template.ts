@@ -1,12 +1,5 @@
 import { createRequire } from 'node:module';
-import {
-  DEFAULT_LOCALE,
-  candidateLocales,
-  fillPlaceholders,
-  isSupportedLocale,
-  parseAcceptLanguage,
-  type Locale,
-} from '@foyer/contract';
+import { DEFAULT_LOCALE, candidateLocales, fillPlaceholders, isSupportedLocale, parseAcceptLanguage, type Locale } from '@foyer/contract';
 // Type-only imports: they give the keys their type and make tsc copy the files into dist.
 import type de from './lang/de.json';
 import type en from './lang/en.json';
@@ -51,10 +44,7 @@ export function localeFromAcceptLanguage(header: string | undefined): Locale {
  * A message is a list of blocks; the layout turns the same blocks into the plain-text and the
  * HTML part, so the two never say different things.
  */
-export type MailBlock =
-  | { kind: 'text'; text: string }
-  | { kind: 'note'; text: string }
-  | { kind: 'button'; label: string; url: string };
+export type MailBlock = { kind: 'text'; text: string } | { kind: 'note'; text: string } | { kind: 'button'; label: string; url: string };
 
 export interface MailContent {
   subject: string;

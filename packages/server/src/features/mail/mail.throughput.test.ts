@@ -27,11 +27,12 @@ describe.skipIf(dbUnavailable)('mail throughput over real SMTP', () => {
     return smtp;
   };
   const queue = (to: string) =>
-    queueMail(
-      unitOfWork(t),
-      t.config,
-      { to, locale: 'en', template: verifyEmailMail, data: { firstName: 'Ada', link: 'http://localhost:8080/verify-email/x', hours: 24 } },
-    );
+    queueMail(unitOfWork(t), t.config, {
+      to,
+      locale: 'en',
+      template: verifyEmailMail,
+      data: { firstName: 'Ada', link: 'http://localhost:8080/verify-email/x', hours: 24 },
+    });
   const workerOn = (transport: MailTransport, stopDeadlineMs?: number) => {
     const worker = new MailWorker({ db: t.db, clock: t.clock, log: t.app.log, key: outboxKeyOf(t.config) }, transport, {
       pollMs: 60_000,
@@ -53,7 +54,11 @@ describe.skipIf(dbUnavailable)('mail throughput over real SMTP', () => {
     }
     const elapsed = Date.now() - started;
 
-    for (const to of recipients) expect(smtp.messages.filter((message) => message.to.includes(to)), to).toHaveLength(1);
+    for (const to of recipients)
+      expect(
+        smtp.messages.filter((message) => message.to.includes(to)),
+        to,
+      ).toHaveLength(1);
     expect(smtp.maxConcurrent).toBeGreaterThan(1);
     // One at a time needs at least MAILS × PER_MESSAGE_MS (9 s); four lanes about a quarter.
     expect(elapsed).toBeLessThan((MAILS * PER_MESSAGE_MS) / 2);
@@ -68,7 +73,11 @@ describe.skipIf(dbUnavailable)('mail throughput over real SMTP', () => {
     const real = smtpTransport({ url: smtp.url, from: 'Foyer <no-reply@localhost>' });
     cleanup.push(() => real.close({ force: true }));
     // Sends, then never reports back: the process died between the server's "250 OK" and marking.
-    const dying: MailTransport = { name: 'smtp', send: async (mail) => real.send(mail).then(() => new Promise<void>(() => undefined)), close: async () => undefined };
+    const dying: MailTransport = {
+      name: 'smtp',
+      send: async (mail) => real.send(mail).then(() => new Promise<void>(() => undefined)),
+      close: async () => undefined,
+    };
     void workerOn(dying, 10).runOnce();
     await smtp.waitFor(to);
 

@@ -1,6 +1,15 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SETUP_URL, eventually, mailsTo, postJson, postSignUp, signUpBody, tokenIn } from '../../../test/account-entry.js';
-import { ManualClock, createTestApp, createTestDatabase, dbUnavailable, newDeviceId, uniqueEmail, useTestApp, type TestApp } from '../../../test/helpers.js';
+import {
+  ManualClock,
+  createTestApp,
+  createTestDatabase,
+  dbUnavailable,
+  newDeviceId,
+  uniqueEmail,
+  useTestApp,
+  type TestApp,
+} from '../../../test/helpers.js';
 import { SmtpCapture } from '../../../test/smtp-capture.js';
 import type { Database } from '../../db/database.js';
 import { verifyEmailMail } from '../signup/signup.mail.js';
@@ -41,11 +50,20 @@ describe.skipIf(dbUnavailable)('the mail worker over real SMTP', () => {
   });
 
   const queue = (to: string) =>
-    queueMail(unitOfWork(t), t.config, { to, locale: 'en', template: verifyEmailMail, data: { firstName: 'Ada', link: 'http://localhost:8080/verify-email/x', hours: 24 } });
-  const workerFor = (url: string) => {
-    worker = new MailWorker({ db: t.db, clock: t.clock, log: t.app.log, key: outboxKeyOf(t.config) }, smtpTransport({ url, from: 'Foyer <no-reply@localhost>' }), {
-      pollMs: 60 * MINUTE,
+    queueMail(unitOfWork(t), t.config, {
+      to,
+      locale: 'en',
+      template: verifyEmailMail,
+      data: { firstName: 'Ada', link: 'http://localhost:8080/verify-email/x', hours: 24 },
     });
+  const workerFor = (url: string) => {
+    worker = new MailWorker(
+      { db: t.db, clock: t.clock, log: t.app.log, key: outboxKeyOf(t.config) },
+      smtpTransport({ url, from: 'Foyer <no-reply@localhost>' }),
+      {
+        pollMs: 60 * MINUTE,
+      },
+    );
     return worker;
   };
   const row = async (to: string) => {
@@ -60,7 +78,14 @@ describe.skipIf(dbUnavailable)('the mail worker over real SMTP', () => {
     expect(await workerFor(smtp.url).runOnce()).toBeGreaterThanOrEqual(1);
     expect((await smtp.waitFor(to)).subject).toBe('Verify your email address for Foyer');
     // Delivered: who, what kind and when stay; the body (its links) is gone.
-    expect(await row(to)).toMatchObject({ attempts: 1, sent_at: t.clock.now(), locked_until: null, last_error: null, sealed_content: null, kind: 'verifyEmail' });
+    expect(await row(to)).toMatchObject({
+      attempts: 1,
+      sent_at: t.clock.now(),
+      locked_until: null,
+      last_error: null,
+      sealed_content: null,
+      kind: 'verifyEmail',
+    });
   });
 
   it('retries a failed row on the back-off schedule, keeping it until it goes out', async () => {
@@ -73,7 +98,12 @@ describe.skipIf(dbUnavailable)('the mail worker over real SMTP', () => {
     const down = workerFor(url);
     const start = t.clock.now();
     let elapsed = 0;
-    for (const [attempt, delay] of [[1, 10], [2, 20], [3, 40], [4, 80]] as const) {
+    for (const [attempt, delay] of [
+      [1, 10],
+      [2, 20],
+      [3, 40],
+      [4, 80],
+    ] as const) {
       await down.runOnce();
       const failed = await row(to);
       expect(failed).toMatchObject({ attempts: attempt, sent_at: null, locked_until: null, next_attempt_at: start + elapsed + delay * SECOND });
@@ -95,9 +125,13 @@ describe.skipIf(dbUnavailable)('the mail worker over real SMTP', () => {
     const recipients = Array.from({ length: 12 }, () => uniqueEmail('many'));
     for (const to of recipients) await queue(to);
     const first = workerFor(smtp.url);
-    const second = new MailWorker({ db: t.db, clock: t.clock, log: t.app.log, key: outboxKeyOf(t.config) }, smtpTransport({ url: smtp.url, from: 'Foyer <no-reply@localhost>' }), {
-      pollMs: 60 * MINUTE,
-    });
+    const second = new MailWorker(
+      { db: t.db, clock: t.clock, log: t.app.log, key: outboxKeyOf(t.config) },
+      smtpTransport({ url: smtp.url, from: 'Foyer <no-reply@localhost>' }),
+      {
+        pollMs: 60 * MINUTE,
+      },
+    );
     const drain = async (w: MailWorker) => {
       while ((await w.runOnce()) > 0) {
         // until nothing is due
@@ -105,14 +139,22 @@ describe.skipIf(dbUnavailable)('the mail worker over real SMTP', () => {
     };
     await Promise.all([drain(first), drain(second)]);
     await second.stop();
-    for (const to of recipients) expect(smtp.messages.filter((message) => message.to.includes(to)), to).toHaveLength(1);
+    for (const to of recipients)
+      expect(
+        smtp.messages.filter((message) => message.to.includes(to)),
+        to,
+      ).toHaveLength(1);
   });
 
   it('leaves a claimed row to its worker until the claim runs out', async () => {
     const to = uniqueEmail();
     await queue(to);
     const now = t.clock.now();
-    await t.db.updateTable('mail_outbox').set({ locked_until: now + 5 * MINUTE }).where('to_address', '=', to).execute();
+    await t.db
+      .updateTable('mail_outbox')
+      .set({ locked_until: now + 5 * MINUTE })
+      .where('to_address', '=', to)
+      .execute();
     const w = workerFor(smtp.url);
     await w.runOnce();
     expect((await row(to)).sent_at).toBeNull();

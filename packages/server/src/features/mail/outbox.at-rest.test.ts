@@ -24,7 +24,11 @@ describe.skipIf(dbUnavailable)('mail at rest', () => {
 
   const rawRows = (to: string) => t.db.selectFrom('mail_outbox').selectAll().where('to_address', '=', to).execute();
   const deliver = async (key: OutboxKey) => {
-    const worker = new MailWorker({ db: t.db, clock: t.clock, log: t.app.log, key }, smtpTransport({ url: smtp.url, from: 'Foyer <no-reply@localhost>' }), { pollMs: 60_000 });
+    const worker = new MailWorker(
+      { db: t.db, clock: t.clock, log: t.app.log, key },
+      smtpTransport({ url: smtp.url, from: 'Foyer <no-reply@localhost>' }),
+      { pollMs: 60_000 },
+    );
     workers.push(worker);
     await worker.runOnce();
   };
@@ -34,7 +38,10 @@ describe.skipIf(dbUnavailable)('mail at rest', () => {
     const account = await createTestUser(t);
     const resetToken = await requestResetToken(t, account.email);
 
-    for (const [to, secret, path] of [[email, token, '/verify-email/'], [account.email, resetToken, '/reset-password/']] as const) {
+    for (const [to, secret, path] of [
+      [email, token, '/verify-email/'],
+      [account.email, resetToken, '/reset-password/'],
+    ] as const) {
       const rows = await rawRows(to);
       expect(rows).toHaveLength(1);
       const raw = JSON.stringify(rows);
@@ -50,9 +57,7 @@ describe.skipIf(dbUnavailable)('mail at rest', () => {
     const [queued] = await rawRows(email);
     await deliver(outboxKeyOf(t.config));
     expect((await smtp.waitFor(email)).subject).toBe('Verify your email address for Foyer');
-    expect(await rawRows(email)).toEqual([
-      { ...queued, sealed_content: null, sent_at: t.clock.now(), attempts: 1, locked_until: null, last_error: null },
-    ]);
+    expect(await rawRows(email)).toEqual([{ ...queued, sealed_content: null, sent_at: t.clock.now(), attempts: 1, locked_until: null, last_error: null }]);
   });
 
   it('fails closed with a wrong SECRET_KEY: nothing is sent, the mail is kept and goes out with the right key', async () => {
@@ -76,7 +81,11 @@ describe.skipIf(dbUnavailable)('mail at rest', () => {
     const [attackerRow] = await rawRows(other.email);
     if (victimRow === undefined || attackerRow === undefined) throw new Error('rows missing');
     await t.db.updateTable('mail_outbox').set({ sealed_content: victimRow.sealed_content }).where('id', '=', attackerRow.id).execute();
-    await t.db.updateTable('mail_outbox').set({ to_address: `${attacker}.redirected` }).where('id', '=', victimRow.id).execute();
+    await t.db
+      .updateTable('mail_outbox')
+      .set({ to_address: `${attacker}.redirected` })
+      .where('id', '=', victimRow.id)
+      .execute();
     await deliver(outboxKeyOf(t.config));
     const received = smtp.messages.filter((message) => message.to.some((to) => to.startsWith(attacker)));
     expect(received).toEqual([]);
@@ -97,9 +106,14 @@ describe.skipIf(dbUnavailable)('migration 006 on an outbox of an earlier version
     const untyped = db as unknown as Kysely<unknown>;
     await outboxEncryption.down(untyped);
     const link = 'http://localhost:8080/reset-password/legacy-token-0123456789';
-    for (const [id, sentAt] of [['sent-row', 1], ['unsent-row', null]] as const) {
+    for (const [id, sentAt] of [
+      ['sent-row', 1],
+      ['unsent-row', null],
+    ] as const) {
       await sql`insert into mail_outbox (id, kind, to_address, locale, subject, text_body, html_body, created_at, attempts, next_attempt_at, sent_at)
-        values (${id}, 'passwordReset', 'old@example.com', 'en', 'Reset your Foyer password', ${`Go to ${link}`}, ${`<a href="${link}">reset</a>`}, 1, 0, 1, ${sentAt})`.execute(db);
+        values (${id}, 'passwordReset', 'old@example.com', 'en', 'Reset your Foyer password', ${`Go to ${link}`}, ${`<a href="${link}">reset</a>`}, 1, 0, 1, ${sentAt})`.execute(
+        db,
+      );
     }
     await outboxEncryption.up(untyped);
     const t = await createTestApp({ database });

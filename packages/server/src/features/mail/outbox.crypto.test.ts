@@ -63,7 +63,10 @@ describe('SECRET_KEY', () => {
     expect(loadConfig({ FOYER_ENV: 'prod', ...deployed, SECRET_KEY: secret }).secret).toEqual({ kind: 'env', value: secret });
     expect(loadConfig({ FOYER_ENV: 'test' }).secret).toEqual({ kind: 'test' });
     expect(loadConfig({ DATABASE_URL: '/var/lib/foyer/foyer.sqlite' }).secret).toEqual({ kind: 'localFile', path: '/var/lib/foyer/secret-key' });
-    expect(loadConfig({ DATABASE_URL: 'postgres://localhost/foyer' }, '/srv/foyer').secret).toEqual({ kind: 'localFile', path: '/srv/foyer/data/secret-key' });
+    expect(loadConfig({ DATABASE_URL: 'postgres://localhost/foyer' }, '/srv/foyer').secret).toEqual({
+      kind: 'localFile',
+      path: '/srv/foyer/data/secret-key',
+    });
   });
 
   it('generates the local key once, readable by its owner only, and keeps using it', async () => {

@@ -72,13 +72,15 @@ export async function releaseClaims(db: Db, ids: readonly string[], lease: numbe
 
 /** What migration 006 left unsealed (sealed at boot by mail.plugin.ts). */
 export async function listUnsealed(db: Db): Promise<Array<Pick<OutboxRow, 'id' | 'to_address' | 'sealed_content'>>> {
-  return db
-    .selectFrom('mail_outbox')
-    .select(['id', 'to_address', 'sealed_content'])
-    // Unsent only (the partial due index): delivered rows lost their bodies in the migration.
-    .where('sent_at', 'is', null)
-    .where('sealed_content', 'like', 'unsealed.%')
-    .execute();
+  return (
+    db
+      .selectFrom('mail_outbox')
+      .select(['id', 'to_address', 'sealed_content'])
+      // Unsent only (the partial due index): delivered rows lost their bodies in the migration.
+      .where('sent_at', 'is', null)
+      .where('sealed_content', 'like', 'unsealed.%')
+      .execute()
+  );
 }
 
 export async function replaceContent(db: Db, id: string, input: { from: string; to: string }): Promise<void> {

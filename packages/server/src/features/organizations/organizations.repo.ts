@@ -25,5 +25,9 @@ export async function insertDomain(db: Db, row: OrganizationDomainRow): Promise<
 }
 
 export async function setDomainSsoRequired(db: Db, domain: string, ssoRequired: boolean): Promise<void> {
-  await db.updateTable('organization_domains').set({ sso_required: ssoRequired ? 1 : 0 }).where('domain', '=', domain).execute();
+  await db
+    .updateTable('organization_domains')
+    .set({ sso_required: ssoRequired ? 1 : 0 })
+    .where('domain', '=', domain)
+    .execute();
 }

@@ -8,7 +8,12 @@ const SIGN_IN = 'https://auth.foyer.app/sign-in';
 const FORGOT = 'https://auth.foyer.app/forgot-password';
 
 const SUBJECTS = {
-  reset: { en: 'Reset your Foyer password', de: 'Setzen Sie Ihr Foyer-Passwort zurück', fr: 'Réinitialisez votre mot de passe Foyer', es: 'Restablezca su contraseña de Foyer' },
+  reset: {
+    en: 'Reset your Foyer password',
+    de: 'Setzen Sie Ihr Foyer-Passwort zurück',
+    fr: 'Réinitialisez votre mot de passe Foyer',
+    es: 'Restablezca su contraseña de Foyer',
+  },
   changed: {
     en: 'Your Foyer password was changed',
     de: 'Ihr Foyer-Passwort wurde geändert',

@@ -1,19 +1,12 @@
 import type { Db } from '../../db/schema.js';
 import { randomId } from '../../lib/crypto.js';
 
-
 /** Earlier passwords a new one must differ from, besides the current one (decision 0010). */
 export const PASSWORD_HISTORY_SIZE = 5;
 
 /** The account's earlier password hashes, newest first. */
 export async function recentPasswordHashes(db: Db, userId: string, limit: number = PASSWORD_HISTORY_SIZE): Promise<string[]> {
-  const rows = await db
-    .selectFrom('password_history')
-    .select('password_hash')
-    .where('user_id', '=', userId)
-    .orderBy('seq', 'desc')
-    .limit(limit)
-    .execute();
+  const rows = await db.selectFrom('password_history').select('password_hash').where('user_id', '=', userId).orderBy('seq', 'desc').limit(limit).execute();
   return rows.map((row) => row.password_hash);
 }
 
@@ -23,10 +16,7 @@ export async function recentPasswordHashes(db: Db, userId: string, limit: number
  * that row lock serialises two changes of one account, so `seq` cannot be taken twice (and the
  * unique index would refuse it if it were).
  */
-export async function pushPasswordHistory(
-  db: Db,
-  input: { userId: string; passwordHash: string; now: number; keep?: number },
-): Promise<void> {
+export async function pushPasswordHistory(db: Db, input: { userId: string; passwordHash: string; now: number; keep?: number }): Promise<void> {
   const keep = input.keep ?? PASSWORD_HISTORY_SIZE;
   const last = await db
     .selectFrom('password_history')
@@ -38,7 +28,11 @@ export async function pushPasswordHistory(
     .insertInto('password_history')
     .values({ id: randomId(), user_id: input.userId, seq, password_hash: input.passwordHash, created_at: input.now })
     .execute();
-  await db.deleteFrom('password_history').where('user_id', '=', input.userId).where('seq', '<=', seq - keep).execute();
+  await db
+    .deleteFrom('password_history')
+    .where('user_id', '=', input.userId)
+    .where('seq', '<=', seq - keep)
+    .execute();
 }
 
 /**

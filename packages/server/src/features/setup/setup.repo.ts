@@ -1,6 +1,5 @@
 import type { Db, SignupAttemptsTable } from '../../db/schema.js';
 
-
 export type PendingCredential = Pick<SignupAttemptsTable, 'first_name' | 'last_name' | 'phone_number'> & { password_hash: string };
 
 export interface SetupValues {

@@ -16,7 +16,10 @@ describe.skipIf(dbUnavailable)('sign-in timing at production argon2 cost', () =>
   it(`costs about the same for a wrong password, an unknown email and a locked email (medians of ${ROUNDS})`, async () => {
     const known = await createTestUser(t);
     const locked = uniqueEmail('locked');
-    await t.db.insertInto('login_failures').values({ email_key: locked, failures: 10, last_failure_at: t.clock.now(), locked_until: t.clock.now() + 30 * MINUTE }).execute();
+    await t.db
+      .insertInto('login_failures')
+      .values({ email_key: locked, failures: 10, last_failure_at: t.clock.now(), locked_until: t.clock.now() + 30 * MINUTE })
+      .execute();
     // Warm-up: the first calls pay for compiling and caching, whichever kind they are.
     await timed({ email: known.email, password: 'warm-up' });
     await timed({ email: uniqueEmail('warm-up'), password: 'warm-up' });

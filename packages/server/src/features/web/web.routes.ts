@@ -68,13 +68,15 @@ export async function registerWeb(app: FastifyInstance, runtimeConfig: RuntimeCo
     if (page === undefined) throw new AppError('unavailable');
     ensureXsrfCookie(request, reply, app.config);
     const dictionary = bestDictionary(app.dictionaries, request.headers['accept-language']);
-    return reply
-      .code(200)
-      .header('content-type', 'text/html; charset=utf-8')
-      // The page carries a per-visitor language and must never be served stale after a deploy.
-      .header('cache-control', 'no-store')
-      .header('vary', 'Accept-Language')
-      .send(page.render(dictionary));
+    return (
+      reply
+        .code(200)
+        .header('content-type', 'text/html; charset=utf-8')
+        // The page carries a per-visitor language and must never be served stale after a deploy.
+        .header('cache-control', 'no-store')
+        .header('vary', 'Accept-Language')
+        .send(page.render(dictionary))
+    );
   };
 
   app.setNotFoundHandler(async (request, reply) => {

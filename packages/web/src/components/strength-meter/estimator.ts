@@ -56,8 +56,7 @@ const FEEDBACK_KEYS = {
 } as const satisfies FeedbackTranslations & Record<keyof FeedbackTranslations, Record<string, MessageKey>>;
 
 type FeedbackKey =
-  | (typeof FEEDBACK_KEYS.warnings)[keyof typeof FEEDBACK_KEYS.warnings]
-  | (typeof FEEDBACK_KEYS.suggestions)[keyof typeof FEEDBACK_KEYS.suggestions];
+  (typeof FEEDBACK_KEYS.warnings)[keyof typeof FEEDBACK_KEYS.warnings] | (typeof FEEDBACK_KEYS.suggestions)[keyof typeof FEEDBACK_KEYS.suggestions];
 
 // Crack-time texts are required by the options' check but never shown: the keys themselves do.
 const TIME_ESTIMATION_KEYS: TranslationKeys['timeEstimation'] = {
@@ -118,4 +117,3 @@ export function estimate(password: string, userInputs: readonly string[], maxLen
     suggestions: feedback.suggestions.filter(isFeedbackKey),
   };
 }
-

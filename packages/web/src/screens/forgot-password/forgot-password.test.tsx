@@ -103,7 +103,11 @@ describe('requesting the reset email (spec §4)', () => {
 
     const done = await screen.findByRole('status');
     expect(done).toHaveTextContent('We sent a reset email to the address, if an account exists. Some reasons you might not receive an email:');
-    expect(within(done).getAllByRole('listitem').map((item) => item.textContent)).toEqual([
+    expect(
+      within(done)
+        .getAllByRole('listitem')
+        .map((item) => item.textContent),
+    ).toEqual([
       'A spam filter caught the email. Check your spam or junk folder.',
       'Your company uses SSO. Reset your password through your SSO dashboard.',
       'There is no account for this address because you use product version 5 or earlier.',
@@ -132,7 +136,11 @@ describe('requesting the reset email (spec §4)', () => {
 
 describe('forgot password errors (spec §8)', () => {
   const cases: [string, () => Response | Promise<Response>, string][] = [
-    ['ssoRequired', () => json(409, { errorMessage: 'ssoRequired' }), 'This email belongs to an organization with Single Sign-On (SSO) enabled, and cannot be used to sign up.'],
+    [
+      'ssoRequired',
+      () => json(409, { errorMessage: 'ssoRequired' }),
+      'This email belongs to an organization with Single Sign-On (SSO) enabled, and cannot be used to sign up.',
+    ],
     ['rateLimitExeeded', () => json(429, { errorMessage: 'rateLimitExeeded' }), 'Too many attempts. Please try again later.'],
     ['reCaptchaFail', () => json(400, { errorMessage: 'reCaptchaFail' }), 'Please verify that you are not a robot.'],
     ['a server fault', () => json(500, { errorMessage: 'unexpectedError' }), 'There was an unexpected error.'],

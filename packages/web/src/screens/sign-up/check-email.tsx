@@ -41,7 +41,15 @@ export function CheckEmail({ email, userId, onStartOver }: { email: string; user
 
   return (
     <CardLayout title={t('signUp.checkEmailTitle')} focusHeading>
-      <p className="lead">{fillNodes(t('signUp.checkEmailBody'), { email: <strong><EmailText email={email} /></strong> })}</p>
+      <p className="lead">
+        {fillNodes(t('signUp.checkEmailBody'), {
+          email: (
+            <strong>
+              <EmailText email={email} />
+            </strong>
+          ),
+        })}
+      </p>
 
       {failure === null ? null : (
         <Alert variant="error" focusOnShow>

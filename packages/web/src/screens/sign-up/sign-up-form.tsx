@@ -12,14 +12,7 @@ import { personalInputs, usePasswordStrength } from '../../components/strength-m
 import { TextField } from '../../components/text-field';
 import { fetchAnswer } from '../../lib/answers';
 import { botCheckToken, preloadBotCheck } from '../../lib/bot-check';
-import {
-  emailError,
-  FIELD_MAX_LENGTH,
-  firstNameError,
-  lastNameError,
-  newPasswordError,
-  useTouchedFields,
-} from '../../lib/form';
+import { emailError, FIELD_MAX_LENGTH, firstNameError, lastNameError, newPasswordError, useTouchedFields } from '../../lib/form';
 import { fillNodes, useT } from '../../lib/i18n';
 import { marketingUrl } from '../../lib/marketing';
 import { sha256Hex } from '../../lib/password-hash';
@@ -147,13 +140,7 @@ export function SignUpForm({ onSignedUp }: { onSignedUp: (signedUp: SignedUp) =>
             maxLength={FIELD_MAX_LENGTH.name}
             {...checked('firstName')}
           />
-          <TextField
-            label={t('common.lastName')}
-            name="lastName"
-            autoComplete="family-name"
-            maxLength={FIELD_MAX_LENGTH.name}
-            {...checked('lastName')}
-          />
+          <TextField label={t('common.lastName')} name="lastName" autoComplete="family-name" maxLength={FIELD_MAX_LENGTH.name} {...checked('lastName')} />
         </div>
         <TextField
           label={t('common.workEmail')}
@@ -164,12 +151,7 @@ export function SignUpForm({ onSignedUp }: { onSignedUp: (signedUp: SignedUp) =>
           describedBy={failure === null ? undefined : failureId}
           {...checked('email')}
         />
-        <NewPasswordField
-          label={t('common.password')}
-          name="password"
-          strength={strength}
-          {...checked('password')}
-        />
+        <NewPasswordField label={t('common.password')} name="password" strength={strength} {...checked('password')} />
         <TextField
           label={t('common.phoneOptional')}
           type="tel"

@@ -14,10 +14,7 @@ beforeAll(async () => {
   await loadEstimator();
 }, 30_000);
 
-async function fill(
-  user: UserEvent,
-  { firstName = 'Ann', lastName = 'Lee', email = 'ann@example.com', password = STRONG, phone = '' } = {},
-) {
+async function fill(user: UserEvent, { firstName = 'Ann', lastName = 'Lee', email = 'ann@example.com', password = STRONG, phone = '' } = {}) {
   if (firstName) await user.type(screen.getByLabelText('First name'), firstName);
   if (lastName) await user.type(screen.getByLabelText('Last name'), lastName);
   if (email) await user.type(screen.getByLabelText('Work email'), email);
@@ -48,9 +45,7 @@ describe('sign-up form (spec §2)', () => {
       'href',
       '/social-auth?plan=organization&utm_source=news&signupSource=auth%2Fsign-up%2Fgoogle',
     );
-    expect(screen.getByText(/By signing up you agree to our/)).toHaveTextContent(
-      'By signing up you agree to our Terms of Service and Privacy Policy.',
-    );
+    expect(screen.getByText(/By signing up you agree to our/)).toHaveTextContent('By signing up you agree to our Terms of Service and Privacy Policy.');
     for (const [name, href] of [
       ['Terms of Service (opens in a new tab)', 'https://www.foyer.test/terms'],
       ['Privacy Policy (opens in a new tab)', 'https://www.foyer.test/privacy'],
@@ -236,7 +231,11 @@ describe('signing up (spec §4, §7)', () => {
 
 describe('sign-up errors (spec §8)', () => {
   const cases: [string, () => Response | Promise<Response>, string][] = [
-    ['ssoRequired', () => json(409, { errorMessage: 'ssoRequired' }), 'This email belongs to an organization with Single Sign-On (SSO) enabled, and cannot be used to sign up.'],
+    [
+      'ssoRequired',
+      () => json(409, { errorMessage: 'ssoRequired' }),
+      'This email belongs to an organization with Single Sign-On (SSO) enabled, and cannot be used to sign up.',
+    ],
     ['rateLimitExeeded', () => json(429, { errorMessage: 'rateLimitExeeded' }), 'Too many attempts. Please try again later.'],
     ['reCaptchaFail', () => json(400, { errorMessage: 'reCaptchaFail' }), 'Please verify that you are not a robot.'],
     ['invalidRequest', () => json(400, { errorMessage: 'invalidRequest' }), 'There was an unexpected error.'],
@@ -367,9 +366,6 @@ describe('invisible bot check (spec §5)', () => {
     expect(document.querySelector('script[src*="recaptcha"]')).toBeNull();
     unmount();
     await openSignUp('/sign-up', { config: withKey });
-    expect(document.querySelector('script[src*="recaptcha"]')).toHaveAttribute(
-      'src',
-      'https://www.google.com/recaptcha/api.js?render=site-key-1',
-    );
+    expect(document.querySelector('script[src*="recaptcha"]')).toHaveAttribute('src', 'https://www.google.com/recaptcha/api.js?render=site-key-1');
   });
 });
