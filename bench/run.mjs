@@ -3,19 +3,32 @@
 // peer (Better Auth), side by side in one run. Every judged figure is a ratio taken in this run;
 // absolute figures stand beside it for context. See bench/README.md.
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, mkdtempSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startRawWorker, summarizeRaw } from './lib/argon2-raw.mjs';
-import { buildProduct, copyWebDist, createPgDatabase, FOYER_COOKIE, foyerBuilt, foyerEnv, ROOT, seedFoyer, startFoyer } from './lib/foyer.mjs';
+import {
+  buildProduct,
+  copyWebDist,
+  createPgDatabase,
+  FORUM,
+  FOYER_COOKIE,
+  foyerBuilt,
+  foyerEnv,
+  METRICS_TOKEN,
+  ROOT,
+  seedFoyer,
+  startFoyer,
+} from './lib/foyer.mjs';
 import { runLighthouse } from './lib/lighthouse.mjs';
 import { drain, loadChunk, summarize } from './lib/load.mjs';
 import { machineInfo, waitForQuiet } from './lib/machine.mjs';
-import { betterAuthVersion, startBetterAuth, startVerifyOnly } from './lib/peer.mjs';
+import { scrapeFoyer } from './lib/metrics.mjs';
+import { betterAuthVersion, startBetterAuth, startFixedAnswer, startForumFloor, startVerifyOnly } from './lib/peer.mjs';
 import { freePort, rssBytes, RssSampler, sleep, stopChild } from './lib/proc.mjs';
 import { BUDGETS, loadRows, renderTable, webRows } from './lib/report.mjs';
-import { benchUsers, betterAuth, foyer, preflight } from './lib/scenarios.mjs';
+import { benchUsers, betterAuth, foyer, forumRequestBody, preflight } from './lib/scenarios.mjs';
 import { CHROMIUM_PATH, measureWebWeight } from './lib/web-weight.mjs';
 
 const USAGE = `Usage: npm run bench -- [options]
@@ -31,7 +44,7 @@ const USAGE = `Usage: npm run bench -- [options]
   --skip-peer     skip Better Auth (the peer ratios are then void)
   --quiet-wait S  before each round, wait up to S seconds (default 30) for other processes to
                   leave the cores idle (< 0.25 cores busy); a round disturbed anyway is redone
-  --only LIST     run only these loads, comma-separated: signin,signinFailed,session
+  --only LIST     run only these loads, comma-separated: signin,signinFailed,session,forum
                   (for investigation: the other figures are then void)
   --profile       start Foyer with --cpu-prof; profiles land in bench/results/profiles/
                   (summarise one with: node bench/lib/profile-summary.mjs <file>)
@@ -79,7 +92,7 @@ for (const [name, value] of [
 }
 
 // The issue's concurrencies; the raw argon2id rate runs with as many in flight as sign-in has.
-const CONNECTIONS = { signin: 8, signinFailed: 8, session: 32 };
+const CONNECTIONS = { signin: 8, signinFailed: 8, session: 32, forum: 8 };
 const RAW_CONCURRENCY = CONNECTIONS.signin;
 // Each phase interleaves its loads in rounds of about 1 s per load: this machine's speed moves
 // from second to second, and fine interleaving lets every load see the same mix of it.
@@ -198,7 +211,13 @@ async function phase(label, parts, { database } = {}) {
         round.push(
           part.raw
             ? await part.raw.measure(CHUNK_SECONDS, RAW_CONCURRENCY)
-            : await loadChunk(part.scenario, { connections: CONNECTIONS[part.name], seconds: CHUNK_SECONDS, pid: part.pid, database }),
+            : await loadChunk(part.scenario, {
+                connections: CONNECTIONS[part.name],
+                seconds: CHUNK_SECONDS,
+                pid: part.pid,
+                database,
+                metrics: part.metrics,
+              }),
         );
       }
       const noise = Math.max(...round.map((chunk) => chunk.otherCores ?? 0));
@@ -240,6 +259,39 @@ async function phase(label, parts, { database } = {}) {
   return out;
 }
 
+/**
+ * What holds Foyer's memory, as far as it can be told from outside: the V8 heap and the memory
+ * outside it that V8 knows of (buffers), from its own metrics; the most argon2id can hold at once
+ * (its memory cost for each hashing slot, one per core, decision 0011); SQLite's page cache at
+ * most (its default cache_size, 2000 KiB per connection; with PostgreSQL, none); the web build
+ * held in memory (the index page: assets are read from disk per request). The rest of the RSS is
+ * code, V8's own structures, native libraries and the allocator's free lists.
+ */
+async function memoryHeld(server) {
+  try {
+    const figures = await server.metrics();
+    const argon2KiB = Number(server.env.ARGON2_MEMORY_KIB ?? 19456);
+    let indexBytes = null;
+    try {
+      indexBytes = statSync(join(server.webDist, 'index.html')).size;
+    } catch {
+      // no web build
+    }
+    return {
+      residentBytes: figures.residentBytes,
+      heapUsedBytes: figures.heapUsedBytes,
+      heapTotalBytes: figures.heapTotalBytes,
+      externalBytes: figures.externalBytes,
+      argon2MaxBytes: argon2KiB * 1024 * availableParallelism(),
+      sqlitePageCacheMaxBytes: server.kind === 'sqlite' ? 2000 * 1024 : 0,
+      webBuildBytes: indexBytes,
+    };
+  } catch (error) {
+    log(`metrics of Foyer could not be read: ${error.message}`);
+    return null;
+  }
+}
+
 /** A fresh database for Foyer, seeded; returns its environment. */
 async function prepareFoyer(kind, users) {
   const port = await freePort();
@@ -273,7 +325,17 @@ async function launchFoyer(kind, users) {
   children.add(child);
   const baseUrl = `http://127.0.0.1:${port}`;
   log(`Foyer (${kind}): listening on ${baseUrl} (FOYER_ENV=staging, NODE_ENV=production)`);
-  return { name: `Foyer (${kind})`, child, baseUrl, info, scenarios: await foyer.scenarios(baseUrl, users, { cookieName: FOYER_COOKIE }) };
+  return {
+    name: `Foyer (${kind})`,
+    child,
+    baseUrl,
+    info,
+    webDist: env.WEB_DIST,
+    env,
+    kind,
+    metrics: () => scrapeFoyer(baseUrl, METRICS_TOKEN),
+    scenarios: await foyer.scenarios(baseUrl, users, { cookieName: FOYER_COOKIE, forum: FORUM }),
+  };
 }
 
 async function launchPeer(users, kind = 'sqlite') {
@@ -317,6 +379,52 @@ async function launchFloor(users) {
   };
 }
 
+/**
+ * The cheap-call floor: a bare node:http server giving, to every request, the very answer Foyer
+ * gives to the session check (status, headers and body), measured beside it.
+ */
+async function launchFixedAnswer(sessionScenario) {
+  const response = await fetch(sessionScenario.url, { headers: sessionScenario.headers, signal: AbortSignal.timeout(10_000) });
+  const body = await response.text();
+  if (!sessionScenario.expect(response.status, body)) throw new Error(`the session check answered ${response.status} ${body.slice(0, 200)}`);
+  // Hop-by-hop and per-answer headers are node:http's own business there, as they are Foyer's.
+  const skip = new Set(['date', 'connection', 'keep-alive', 'transfer-encoding', 'content-length']);
+  const headers = Object.fromEntries([...response.headers].filter(([name]) => !skip.has(name)));
+  const port = await freePort();
+  const child = await startFixedAnswer({ port, answer: { status: response.status, headers, body } });
+  children.add(child);
+  return {
+    name: 'fixed-answer floor',
+    child,
+    scenario: { method: 'GET', url: `http://127.0.0.1:${port}/api/account/session`, headers: sessionScenario.headers, expect: sessionScenario.expect },
+  };
+}
+
+/** The DiscourseConnect floor, answering for the first seeded account as Foyer does. */
+async function launchForumFloor(users) {
+  const port = await freePort();
+  const [first] = users;
+  const user = {
+    email: first.email,
+    name: `${first.firstName} ${first.lastName}`,
+    username: `${first.firstName}${first.lastName}`,
+    externalId: 'x'.repeat(26),
+  };
+  const child = await startForumFloor({ port, secret: FORUM.secret, user });
+  children.add(child);
+  return {
+    name: 'DiscourseConnect floor',
+    child,
+    scenario: {
+      method: 'POST',
+      url: `http://127.0.0.1:${port}/api/community/discourseSso`,
+      headers: { 'content-type': 'application/json' },
+      body: () => forumRequestBody(FORUM),
+      expect: (status, text) => status === 200 && text.startsWith(`{"termsAgreed":true,"redirectUrl":"${FORUM.origin}`),
+    },
+  };
+}
+
 async function stop(server) {
   if (!server) return;
   await stopChild(server.child);
@@ -335,6 +443,7 @@ async function pass(kind, users, peer) {
   try {
     await sleep(2000);
     result.memory.idle = rssBytes(server.child.pid);
+    result.memory.idleHeld = await memoryHeld(server);
     if (peerResult) peerResult.memory.idle = rssBytes(peer.child.pid);
     const samplers = [new RssSampler(server.child.pid).start(), peerResult ? new RssSampler(peer.child.pid).start() : null];
 
@@ -352,7 +461,7 @@ async function pass(kind, users, peer) {
         }
       }
       for (const name of ['signin', 'signinFailed'].filter(selected)) {
-        parts.push({ key: `foyer.${name}`, system: server.name, name, scenario: server.scenarios[name], pid: server.child.pid });
+        parts.push({ key: `foyer.${name}`, system: server.name, name, scenario: server.scenarios[name], pid: server.child.pid, metrics: server.metrics });
         if (peer) parts.push({ key: `peer.${name}`, system: peer.name, name, scenario: peer.scenarios[name], pid: peer.child.pid });
       }
       const signin = parts.length ? await phase(`${server.name} sign-in phase`, parts, { database: kind === 'postgres' ? 'postgres' : undefined }) : {};
@@ -372,11 +481,60 @@ async function pass(kind, users, peer) {
     result.memory.afterSigninPhase = rssBytes(server.child.pid);
 
     if (selected('session')) {
-      const parts = [{ key: 'foyer.session', system: server.name, name: 'session', scenario: server.scenarios.session, pid: server.child.pid }];
-      if (peer) parts.push({ key: 'peer.session', system: peer.name, name: 'session', scenario: peer.scenarios.session, pid: peer.child.pid });
-      const session = await phase(`${server.name} session phase`, parts, { database: kind === 'postgres' ? 'postgres' : undefined });
-      result.loads.session = session['foyer.session'] ?? null;
-      if (peerResult) peerResult.loads.session = session['peer.session'] ?? null;
+      let cheapFloor = null;
+      try {
+        const parts = [];
+        try {
+          cheapFloor = await launchFixedAnswer(server.scenarios.session);
+          parts.push({ key: 'floor.session', system: cheapFloor.name, name: 'session', scenario: cheapFloor.scenario, pid: cheapFloor.child.pid });
+        } catch (error) {
+          log(`the fixed-answer floor could not start: ${error.message}`);
+          failures.push({ scenario: 'fixed-answer floor', message: error.message });
+        }
+        parts.push({
+          key: 'foyer.session',
+          system: server.name,
+          name: 'session',
+          scenario: server.scenarios.session,
+          pid: server.child.pid,
+          metrics: server.metrics,
+        });
+        if (peer) parts.push({ key: 'peer.session', system: peer.name, name: 'session', scenario: peer.scenarios.session, pid: peer.child.pid });
+        const session = await phase(`${server.name} session phase`, parts, { database: kind === 'postgres' ? 'postgres' : undefined });
+        result.loads.session = session['foyer.session'] ?? null;
+        result.sessionFloor = session['floor.session'] ?? null;
+        if (peerResult) peerResult.loads.session = session['peer.session'] ?? null;
+      } finally {
+        await stop(cheapFloor);
+      }
+    }
+
+    if (selected('forum')) {
+      // Decision 0021's round trip beside the cost of its own cryptography alone.
+      let forumFloor = null;
+      try {
+        const parts = [];
+        try {
+          forumFloor = await launchForumFloor(users);
+          parts.push({ key: 'floor.forum', system: forumFloor.name, name: 'forum', scenario: forumFloor.scenario, pid: forumFloor.child.pid });
+        } catch (error) {
+          log(`the DiscourseConnect floor could not start: ${error.message}`);
+          failures.push({ scenario: 'DiscourseConnect floor', message: error.message });
+        }
+        parts.push({
+          key: 'foyer.forum',
+          system: server.name,
+          name: 'forum',
+          scenario: server.scenarios.forum,
+          pid: server.child.pid,
+          metrics: server.metrics,
+        });
+        const forum = await phase(`${server.name} forum phase`, parts, { database: kind === 'postgres' ? 'postgres' : undefined });
+        result.loads.forum = forum['foyer.forum'] ?? null;
+        result.forumFloor = forum['floor.forum'] ?? null;
+      } finally {
+        await stop(forumFloor);
+      }
     }
 
     result.memory.afterSessionPhase = rssBytes(server.child.pid);
@@ -385,6 +543,7 @@ async function pass(kind, users, peer) {
     log(`idle ${SETTLE} s, then settled RSS`);
     await sleep(SETTLE * 1000);
     result.memory.settled = rssBytes(server.child.pid);
+    result.memory.settledHeld = await memoryHeld(server);
     if (peerResult) peerResult.memory.settled = rssBytes(peer.child.pid);
 
     if (kind === 'sqlite' && !args['skip-web']) {

@@ -1,7 +1,7 @@
 // Foyer under test: the built server in production mode on a fresh database, seeded through the
 // admin CLI as an operator would.
 import { randomBytes } from 'node:crypto';
-import { cpSync, existsSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { run, startChild, waitForHttp } from './proc.mjs';
 
@@ -49,8 +49,18 @@ export function foyerEnv({ port, databaseUrl, webDist }) {
     // A rate limiter would turn a load test into a test of the limiter (config.ts, decision 0010:
     // RATE_LIMITS=off disables every limit; meant for this harness only, and refused in prod).
     RATE_LIMITS: 'off',
+    // /metrics (decision 0018), read between chunks for the event-loop delay, GC and heap.
+    METRICS_TOKEN: METRICS_TOKEN,
+    // Forum sign-in (decision 0021), for the DiscourseConnect round trip.
+    DISCOURSE_CONNECT_SECRET: FORUM.secret,
+    SERVER_URLS: JSON.stringify({ community: FORUM.origin }),
   };
 }
+
+/** The forum the harness plays: its origin and DiscourseConnect secret. */
+export const FORUM = { origin: 'https://forum.example.com', secret: 'bench-harness-discourse-connect-secret' };
+
+export const METRICS_TOKEN = 'bench-harness-metrics-token-0123456789abcdef';
 
 export const FOYER_COOKIE = 'otter_staging';
 
@@ -68,8 +78,24 @@ export async function seedFoyer(env, users) {
   }
 }
 
-export async function startFoyer(env, nodeArgs = []) {
-  const child = startChild(process.execPath, [...nodeArgs, MAIN], { cwd: ROOT, env });
+/**
+ * The node command of the root's `npm start` after its build step (`npm run build && node …`):
+ * the server starts here exactly as an operator starts it, preloads included (threadpool.cjs
+ * sizes libuv's pool before the ESM loader creates it; started without it, the pool keeps its 4
+ * default threads and argon2 competes with file reads for them).
+ */
+export function npmStartArgs() {
+  const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+  const command = scripts.start.split('&&').at(-1).trim().split(/\s+/);
+  if (command[0] !== 'node' || command.at(-1) !== 'packages/server/dist/main.js') {
+    throw new Error(`npm start runs "${scripts.start}": the harness expects it to end in node … packages/server/dist/main.js`);
+  }
+  return command.slice(1);
+}
+
+/** `extraNodeArgs` (the profiler's) go before npm start's own arguments. */
+export async function startFoyer(env, extraNodeArgs = []) {
+  const child = startChild(process.execPath, [...extraNodeArgs, ...npmStartArgs()], { cwd: ROOT, env });
   await waitForHttp(`http://127.0.0.1:${env.PORT}/healthz`, { child, timeoutMs: 30_000 });
   return child;
 }

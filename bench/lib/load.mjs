@@ -6,6 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { machineBusyMs } from './machine.mjs';
+import { delayBeyondSample } from './metrics.mjs';
 
 const TICK_MS = 10; // USER_HZ is 100 on Linux: /proc times are in 10 ms ticks
 
@@ -98,13 +99,16 @@ function autocannonRun(options) {
  * @param {string|(() => string)} [scenario.body] one body, or a function making each request's
  * @param {string[]} [scenario.bodies] fixed bodies sent in turn
  * @param {(status:number, body:string) => boolean} scenario.expect
- * @param {{ connections: number, seconds: number, warmup?: number, pid?: number, database?: string }} run
+ * @param {{ connections: number, seconds: number, warmup?: number, pid?: number, database?: string, metrics?: () => Promise<object> }} run
  *   `database`: the command name of a database server on this machine (`postgres`) whose CPU is
  *   part of the system under test: reported per request, and not counted as other work.
+ *   `metrics`: scrapes the server's own metrics (lib/metrics.mjs); read just before and just after
+ *   the chunk, outside its CPU window, for the chunk's event-loop delay and GC time.
  */
-export async function loadChunk(scenario, { connections, seconds, warmup = 0, pid, database }) {
+export async function loadChunk(scenario, { connections, seconds, warmup = 0, pid, database, metrics }) {
   const base = { ...scenario, connections, timeout: 10, pipelining: 1 };
   if (warmup > 0) await autocannonRun({ ...base, duration: warmup });
+  const metricsBefore = metrics ? await metrics() : null;
   const serverBefore = pid ? cpuMs(pid) : null;
   const ownBefore = process.cpuUsage();
   const databaseBefore = database ? cpuByName(database) : null;
@@ -114,6 +118,7 @@ export async function loadChunk(scenario, { connections, seconds, warmup = 0, pi
   const databaseCpu = database ? cpuDelta(databaseBefore, cpuByName(database)) : 0;
   const serverAfter = pid ? cpuMs(pid) : null;
   const own = process.cpuUsage(ownBefore);
+  const metricsAfter = metrics ? await metrics() : null;
   const server =
     serverBefore && serverAfter ? Object.fromEntries(Object.keys(serverAfter).map((key) => [key, serverAfter[key] - serverBefore[key]])) : null;
   return {
@@ -125,6 +130,8 @@ export async function loadChunk(scenario, { connections, seconds, warmup = 0, pi
     errors: run.result.errors,
     timeouts: run.result.timeouts,
     serverCpu: server,
+    eventLoop: metricsAfter?.eventLoop ?? null,
+    gcMs: metricsAfter && metricsBefore ? metricsAfter.gcMs - metricsBefore.gcMs : null,
     ownCpuMs: (own.user + own.system) / 1000,
     // Whatever else kept the cores busy meanwhile (other processes), in cores.
     databaseCpuMs: database ? databaseCpu : null,
@@ -133,6 +140,12 @@ export async function loadChunk(scenario, { connections, seconds, warmup = 0, pi
         ? Math.max(0, (machineAfter - machineBefore - server.total - databaseCpu - (own.user + own.system) / 1000) / 1000 / run.result.duration)
         : null,
   };
+}
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
 
 function percentile(sorted, p) {
@@ -161,6 +174,11 @@ export function summarize(chunks, connections) {
   const databaseCpuMs = chunks.every((chunk) => typeof chunk.databaseCpuMs === 'number')
     ? chunks.reduce((total, chunk) => total + chunk.databaseCpuMs, 0)
     : null;
+  // Event-loop delay: each chunk's p99 from the server's own histogram (lib/metrics.mjs), less the
+  // sampling period; the median chunk and the worst.
+  const loopP99 = chunks.map((chunk) => delayBeyondSample(chunk.eventLoop?.p99Ms)).filter((value) => value !== null);
+  const loopMax = chunks.map((chunk) => delayBeyondSample(chunk.eventLoop?.maxMs)).filter((value) => value !== null);
+  const gcMs = chunks.every((chunk) => typeof chunk.gcMs === 'number') ? chunks.reduce((total, chunk) => total + chunk.gcMs, 0) : null;
   return {
     connections,
     chunks: chunks.length,
@@ -182,6 +200,11 @@ export function summarize(chunks, connections) {
     serverCpuCores: serverCpu && seconds ? serverCpu.total / 1000 / seconds : null,
     databaseCpuMsPerRequest: databaseCpuMs !== null && responses ? databaseCpuMs / responses : null,
     loadGeneratorCpuMsPerRequest: responses ? ownCpuMs / responses : null,
+    eventLoopDelayMs: loopP99.length
+      ? { p99Median: round(median(loopP99)), p99Worst: round(Math.max(...loopP99)), maxWorst: round(Math.max(...loopMax)) }
+      : null,
+    gcMsPerRequest: gcMs !== null && responses ? gcMs / responses : null,
+    gcShareOfWallTime: gcMs !== null && seconds ? gcMs / 1000 / seconds : null,
     statuses,
     unexpected,
     errors,

@@ -76,3 +76,24 @@ export function startVerifyOnly({ port, users }) {
     'the verify-only server',
   );
 }
+
+/**
+ * The cheap-call floor: node:http answering every request with `answer` ({ status, headers, body }),
+ * the answer Foyer gave to a session check (bench/peer/fixed-answer-server.mjs).
+ */
+export function startFixedAnswer({ port, answer }) {
+  return startReady(
+    'fixed-answer-server.mjs',
+    { NODE_ENV: 'production', PORT: String(port), HOST: '127.0.0.1', ANSWER: JSON.stringify(answer) },
+    'the fixed-answer server',
+  );
+}
+
+/** The DiscourseConnect floor: node:http + the round trip's HMAC and base64 work only (bench/peer/forum-floor-server.mjs). */
+export function startForumFloor({ port, secret, user }) {
+  return startReady(
+    'forum-floor-server.mjs',
+    { NODE_ENV: 'production', PORT: String(port), HOST: '127.0.0.1', SECRET: secret, USER_FIELDS: JSON.stringify(user) },
+    'the DiscourseConnect floor',
+  );
+}

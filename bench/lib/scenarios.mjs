@@ -1,6 +1,6 @@
 // The three load scenarios, spoken in each system's own API: a sign-in with the correct password,
 // a failed sign-in, and a session check. Each comes with a check of every answer.
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 
 /** The seeded accounts: the same emails and passwords in Foyer and in the peer. */
 export function benchUsers(count) {
@@ -44,10 +44,28 @@ export async function preflight(scenario) {
   if (!scenario.expect(status, text)) throw new Error(`${scenario.method} ${scenario.url} answered ${status} ${text.slice(0, 300)}`);
 }
 
+/**
+ * A forum's DiscourseConnect request as Discourse sends it: base64 of a fresh nonce and the
+ * return URL (with Ruby's line feeds), and its HMAC-SHA256 (decision 0021).
+ */
+export function forumRequestBody(forum) {
+  const query = new URLSearchParams([
+    ['nonce', randomBytes(16).toString('hex')],
+    ['return_sso_url', `${forum.origin}/session/sso_login`],
+  ]).toString();
+  const ssoPayload = `${Buffer.from(query)
+    .toString('base64')
+    .replace(/(.{60})/g, '$1\n')}\n`;
+  return JSON.stringify({ ssoPayload, signature: createHmac('sha256', forum.secret).update(ssoPayload, 'utf8').digest('hex') });
+}
+
+/** A forum sign-in's answer: 200, terms agreed, and the signed redirect back to the forum. */
+const forumAnswered = (forum) => (status, text) => status === 200 && text.startsWith('{"termsAgreed":true,"redirectUrl":"' + forum.origin);
+
 export const foyer = {
   name: 'Foyer',
   /** Takes the XSRF token the server issues, and signs in once for the session scenario. */
-  async scenarios(baseUrl, users, { cookieName }) {
+  async scenarios(baseUrl, users, { cookieName, forum }) {
     const probe = await call(`${baseUrl}/api/account/session`);
     const xsrf = setCookieValue(probe.response, 'XSRF-TOKEN');
     if (!xsrf) throw new Error(`GET /api/account/session issued no XSRF-TOKEN cookie (HTTP ${probe.status})`);
@@ -64,7 +82,20 @@ export const foyer = {
     const cookie = setCookieValue(signedIn.response, cookieName);
     if (cookie !== token) throw new Error(`sign-in set no ${cookieName} cookie equal to the body's otter`);
 
+    // The forum round trip, as a signed-in native client asks it (Authorization and X-DeviceId),
+    // after the account has accepted the forum's terms once.
+    const forumHeaders = { ...postHeaders, authorization: `Bearer ${token}`, 'x-deviceid': first.deviceId };
+    const agreed = await call(`${baseUrl}/api/community/termsAgreed`, { method: 'POST', headers: forumHeaders, body: '{}' });
+    if (agreed.status !== 200) throw new Error(`community/termsAgreed answered ${agreed.status} ${agreed.text}`);
+
     return {
+      forum: {
+        method: 'POST',
+        url: `${baseUrl}/api/community/discourseSso`,
+        headers: forumHeaders,
+        body: () => forumRequestBody(forum),
+        expect: forumAnswered(forum),
+      },
       signin: {
         method: 'POST',
         url: signinUrl,

@@ -13,9 +13,11 @@ import { MailCapture } from './mailbox.ts';
 const execFileAsync = promisify(execFile);
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const serverMain = join(root, 'packages/server/dist/main.js');
+/** As `npm start` runs it: the preload sizes libuv's pool before the ESM loader creates it (decision 0029). */
+const threadpoolPreload = join(root, 'packages/server/dist/threadpool.cjs');
 const adminMain = join(root, 'packages/server/dist/cli/admin.js');
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
     probe.unref();
@@ -53,7 +55,7 @@ export async function startServer(extraEnv: Record<string, string> = {}): Promis
     LOG_LEVEL: 'warn',
     ...extraEnv,
   };
-  const child: ChildProcess = spawn(process.execPath, [serverMain], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(process.execPath, ['--require', threadpoolPreload, serverMain], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));

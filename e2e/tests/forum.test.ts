@@ -260,6 +260,66 @@ describe('forum sign-in in Chromium, with a stand-in Discourse', () => {
     await replay.context().close();
   });
 
+  test('a stored one-time token is exchanged for a device token, which signs in to the forum without a session cookie', async () => {
+    // A session of this account on a device (as a native app holds one), with the terms agreed.
+    const email = await newMember('kai');
+    const first = await (await newContext(browser)).newPage();
+    await first.goto(`${forum.url}/session/sso`);
+    await first.getByRole('link', { name: 'Sign In with Foyer' }).click();
+    await first.waitForURL((url) => url.pathname === '/sign-in');
+    await signIn(first, email);
+    await acceptTerms(first);
+    const member = await arrivedAtForum(first, email);
+    const otter = (await first.context().cookies()).find((cookie) => cookie.name === 'otter_local')?.value ?? '';
+    // Back on Foyer's origin, whose storage holds the device id the session is bound to.
+    await first.goto(`${server.url}/healthz`);
+    const deviceId = await first.evaluate(() => localStorage.getItem('deviceId'));
+    assert.notEqual(otter, '', 'the session cookie');
+    assert.ok(deviceId !== null, 'the device id');
+    await first.context().close();
+
+    // Another browser holds only the device id and the one-time token (spec §3, §4): no cookie.
+    const page = await (await newContext(browser)).newPage();
+    await page.goto(`${server.url}/discourse-sso`);
+    await page.evaluate(
+      ([id, token]) => {
+        localStorage.setItem('deviceId', id);
+        localStorage.setItem('otterToken', token);
+      },
+      [deviceId, otter],
+    );
+    const forumCalls: Array<{ path: string; authorization: string | undefined; cookie: string | undefined }> = [];
+    page.on('request', (request) => {
+      const { pathname } = new URL(request.url());
+      if (!pathname.startsWith('/api/community/') && !pathname.startsWith('/api/exchange/')) return;
+      const headers = request.headers();
+      forumCalls.push({ path: pathname, authorization: headers.authorization, cookie: headers.cookie });
+    });
+    for (const round of [1, 2]) {
+      await page.goto(`${forum.url}/session/sso`);
+      const arrived = await arrivedAtForum(page, email);
+      assert.equal(arrived.externalId, member.externalId, `round ${round}`);
+    }
+    const deviceToken = await page.evaluate(() => localStorage.getItem('deviceToken'));
+    assert.ok(deviceToken !== null && deviceToken !== otter, 'a device token was stored');
+    assert.equal(await page.evaluate(() => localStorage.getItem('otterToken')), null, 'the one-time token was cleared');
+    assert.deepEqual(
+      forumCalls.map(({ path, authorization }) => [path, authorization]),
+      [
+        ['/api/exchange/otterToken', undefined],
+        ['/api/community/discourseSso', `Bearer ${deviceToken}`],
+        ['/api/community/discourseSso', `Bearer ${deviceToken}`],
+      ],
+    );
+    assert.equal(
+      forumCalls.some(({ cookie }) => cookie?.includes('otter_local=') === true),
+      false,
+      'no session cookie went along',
+    );
+    assert.equal((await page.context().cookies()).some((cookie) => cookie.name === 'otter_local'), false);
+    await page.context().close();
+  });
+
   test('a request that is not the forum’s own shows the error, and reaches nobody', async () => {
     const page = await (await newContext(browser)).newPage();
     const { sso } = forum.request();

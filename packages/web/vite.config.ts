@@ -20,6 +20,12 @@ export const webAliases = [
   // Decision 0021: the forum's and analytics' values, kept apart from core so that the sign-in
   // page's first load does not carry them.
   { find: /^@foyer\/contract\/community$/, replacement: here('../contract/src/community.ts') },
+  // Decision 0026: the error reporter's scrubbing, loaded with the reporter after the first error.
+  { find: /^@foyer\/contract\/client-errors$/, replacement: here('../contract/src/client-errors.ts') },
+  // Decision 0024: the flag refresher's limits and paths, loaded after the first paint.
+  { find: /^@foyer\/contract\/ofrep$/, replacement: here('../contract/src/ofrep.ts') },
+  // Decision 0025: the tag manager's and the support widget's values, loaded after the first paint.
+  { find: /^@foyer\/contract\/third-party$/, replacement: here('../contract/src/third-party.ts') },
 ];
 
 /**
@@ -39,7 +45,7 @@ const reactRouterProduction = join(dirname(createRequire(import.meta.url).resolv
  * stay out.
  */
 const SIGN_IN_FIRST_LOAD =
-  /node_modules\/(react|react-dom|scheduler)\/|packages\/contract\/src\/(core|environments|errors|flags|i18n|page|paths|redirect|routes|storage|validation|lang\/)|packages\/web\/src\/(page|main|styles|components\/(alert|button|card-layout|icons|logo|spinner|text-field|tooltip|error-text)|lib\/(api|i18n|page-query|password-hash|redirect|runtime-config|signed-in|storage)|screens\/sign-in\/)/;
+  /node_modules\/(react|react-dom|scheduler)\/|packages\/contract\/src\/(core|environments|errors|flags|i18n|page|paths|redirect|routes|storage|validation|lang\/)|packages\/web\/src\/(page|main|styles|components\/(alert|button|card-layout|icons|logo|spinner|text-field|tooltip|error-text|third-party-scripts)|lib\/(api|error-listener|i18n|page-query|password-hash|redirect|runtime-config|signed-in|storage)|screens\/sign-in\/)/;
 
 export default defineConfig(({ command }) => ({
   plugins: [react()],

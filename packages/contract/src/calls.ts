@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { CLIENT_ERROR_MAX_MESSAGE, CLIENT_ERROR_MAX_STACK, CLIENT_ERROR_ROUTES } from './client-errors.js';
 import { ERROR_CODES, type ErrorCode } from './errors.js';
 import { CALL_PATHS, type CallPath } from './paths.js';
 import { PLAN_INTENTS } from './flags.js';
@@ -104,9 +105,14 @@ export const SetupAccountResponse = z.object({ otter: z.string(), redirectUrl: z
 export const VerifyEmailBody = z.object({ token: Token, deviceId: DeviceId });
 export const VerifyEmailResponse = z.object({ otter: z.string(), redirectUrl: z.optional(RedirectUrl) });
 
-// verify new email
-export const VerifyNewEmailBody = z.object({ token: Token, deviceId: DeviceId });
-export const VerifyNewEmailResponse = z.object({ otter: z.string() });
+// verify new email (path not shown in the spec: decision 0002). `next` is the screen's query
+// (spec §2); the answer's redirectUrl is present only when it passed the allow-list (decision 0023).
+export const VerifyNewEmailBody = z.object({ token: Token, deviceId: DeviceId, next: z.optional(text().check(z.maxLength(2048))) });
+export const VerifyNewEmailResponse = z.object({ otter: z.string(), redirectUrl: z.optional(RedirectUrl) });
+
+// account/changeEmail (decision 0023): signed in, the current password asked again
+export const ChangeEmailBody = z.object({ newEmail: Email, hashPassword: HashPassword });
+export const ChangeEmailResponse = Empty;
 
 // account/forgotPassword
 export const ForgotPasswordBody = z.object({ email: Email, reCaptchaToken });
@@ -190,6 +196,18 @@ export const ExchangeOtterTokenBody = z.object({
 });
 export const ExchangeOtterTokenResponse = z.object({ deviceToken: z.string() });
 
+// client/errors (decision 0026): an uncaught error of the page, scrubbed by the page and again by the service
+const reportText = (max: number) =>
+  z.string().check(z.regex(/^(?:[\t\r\n]|[^\p{Cc}\p{Cs}])*$/u, 'must not contain control characters'), z.maxLength(max));
+export const ClientErrorBody = z.object({
+  message: reportText(CLIENT_ERROR_MAX_MESSAGE).check(z.minLength(1)),
+  stack: z.optional(reportText(CLIENT_ERROR_MAX_STACK)),
+  route: z.enum(CLIENT_ERROR_ROUTES),
+  /** The page's build, as the page names it. */
+  release: z.optional(text().check(z.maxLength(100))),
+});
+export const ClientErrorResponse = Empty;
+
 const count = z.int().check(z.nonnegative());
 
 /**
@@ -214,6 +232,12 @@ export const ErrorBody = z.object({
   errorMessage: ErrorCodeSchema,
   /** Which request fields failed validation, for `invalidRequest` only. */
   fields: z.optional(z.array(z.string())),
+  /**
+   * For `ssoRequired` from the Google exchange only: the address the provider vouched for, so the
+   * page can fill it in on SSO sign-in (the page never saw it). Told to the browser that holds
+   * the sign-in's state, about the person's own Google account.
+   */
+  email: z.optional(z.string()),
 });
 export type ErrorBody = z.infer<typeof ErrorBody>;
 
@@ -240,7 +264,7 @@ export const CALLS = {
     ...CALL_PATHS.signin,
     body: SignInBody,
     response: SignInResponse,
-    errors: ['deactivatedAccount', 'accountLocked', 'unverifiedAccount', 'invalidCredentials', 'rateLimitExeeded'],
+    errors: ['deactivatedAccount', 'accountLocked', 'unverifiedAccount', 'invalidCredentials', 'ssoRequired', 'rateLimitExeeded'],
   },
   session: { ...CALL_PATHS.session, response: SessionResponse, errors: ['notSignedIn'], deviceIdHeader: true },
   signout: { ...CALL_PATHS.signout, body: Empty, response: SignOutResponse, errors: [] },
@@ -290,7 +314,14 @@ export const CALLS = {
     ...CALL_PATHS.verifyNewEmail,
     body: VerifyNewEmailBody,
     response: VerifyNewEmailResponse,
-    errors: ['invalidToken', 'tokenExpired', 'accountNotSetUp'],
+    errors: ['invalidToken', 'tokenExpired', 'accountNotSetUp', 'rateLimitExeeded'],
+  },
+  changeEmail: {
+    ...CALL_PATHS.changeEmail,
+    body: ChangeEmailBody,
+    response: ChangeEmailResponse,
+    errors: ['notSignedIn', 'invalidCredentials', 'accountLocked', 'rateLimitExeeded'],
+    deviceIdHeader: true,
   },
   forgotPassword: {
     ...CALL_PATHS.forgotPassword,
@@ -346,4 +377,5 @@ export const CALLS = {
     response: ExchangeOtterTokenResponse,
     errors: ['invalidToken', 'tokenExpired'],
   },
+  clientErrors: { ...CALL_PATHS.clientErrors, body: ClientErrorBody, response: ClientErrorResponse, errors: ['rateLimitExeeded'] },
 } as const satisfies Record<keyof typeof CALL_PATHS, CallDefinition>;

@@ -22,7 +22,10 @@ export const FLAG_DEFAULTS = {
 export type FlagName = keyof typeof FLAG_DEFAULTS;
 export type Flags = { [K in FlagName]: (typeof FLAG_DEFAULTS)[K] extends boolean ? boolean : number };
 
-/** Reads `FLAG_NAME=value,…` overrides (the flag service is not reachable here; spec §1). */
+/**
+ * Reads `FLAG_NAME=value,…` overrides: without a flag service (FLAGS_OFREP_URL) they answer,
+ * over the spec's defaults; with one, they answer whenever it does not (decision 0024).
+ */
 export function parseFlagOverrides(text: string | undefined): Partial<Flags> {
   const out: Record<string, boolean | number> = {};
   if (!text) return out as Partial<Flags>;

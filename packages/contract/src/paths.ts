@@ -24,7 +24,9 @@ export const CALL_PATHS = {
   setupAccountFields: { method: 'GET', path: '/account/setupAccount/fields/:id' },
   setupAccount: { method: 'POST', path: '/account/setupAccount' },
   verifyEmail: { method: 'POST', path: '/account/verifyEmail' },
-  verifyNewEmail: { method: 'POST', path: '/account/verifyNewEmail', issue: 'setup' },
+  verifyNewEmail: { method: 'POST', path: '/account/verifyNewEmail' },
+  // Decision 0023: a signed-in person asks to move the account to a new email address.
+  changeEmail: { method: 'POST', path: '/account/changeEmail' },
   forgotPassword: { method: 'POST', path: '/account/forgotPassword' },
   resetPassword: { method: 'POST', path: '/account/resetPassword' },
   // Decision 0020: whether a reset link still works, and whose it is; spends nothing.
@@ -36,6 +38,8 @@ export const CALL_PATHS = {
   discourseSso: { method: 'POST', path: '/community/discourseSso' },
   termsAgreed: { method: 'POST', path: '/community/termsAgreed' },
   exchangeOtterToken: { method: 'POST', path: '/exchange/otterToken' },
+  // Decision 0026: an uncaught error of the page, reported for the traces.
+  clientErrors: { method: 'POST', path: '/client/errors' },
 } as const satisfies Record<string, CallPath>;
 export type CallName = keyof typeof CALL_PATHS;
 

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { ENVIRONMENTS, SERVER_KINDS } from './environments.js';
-import { FLAG_DEFAULTS, type FlagName } from './flags.js';
+import { FLAG_DEFAULTS, SUPPORT_WIDGET_REGIONS, type FlagName } from './flags.js';
 
 /**
  * The configuration the browser gets, and nothing else (an explicit allow-list). The server
@@ -27,6 +27,15 @@ export const RuntimeConfig = z.object({
   analyticsUrl: z.optional(z.string()),
   /** COOKIE_DOMAIN: the parent domain of the cookies the page itself writes (spec §3). */
   cookieDomain: z.optional(z.string()),
+  /** GTM_ID: the tag manager container the page loads after its first paint (decision 0025). */
+  tagManagerId: z.optional(z.string()),
+  /**
+   * HTTP_TIMEOUT_MS: how long a call may take before the page gives up with spec §8's 'timeout of
+   * N ms exceeded'. Absent means spec §9's default, 0: no timeout.
+   */
+  httpTimeoutMs: z.optional(z.int().check(z.positive())),
+  /** The support widget's workspace and region (decision 0025); absent means no widget. */
+  supportWidget: z.optional(z.object({ appId: z.string(), region: z.enum(SUPPORT_WIDGET_REGIONS) })),
 });
 export type RuntimeConfig = z.infer<typeof RuntimeConfig>;
 

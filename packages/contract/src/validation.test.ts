@@ -119,9 +119,14 @@ describe('control characters (no request text reaches storage with one)', () => 
   // A DiscourseConnect payload is checked byte for byte against its signature, and Discourse's
   // base64 carries line feeds: the one field that must take them as sent (decision 0021).
   const SIGNED_WITH_LINE_BREAKS = new Set(['discourseSso body.ssoPayload']);
+  // An error report's message and stack are lines of text (decision 0026): tabs and line breaks
+  // pass, every other control character is refused; the text is scrubbed and never stored.
+  const REPORT_LINES = new Set(['clientErrors body.message', 'clientErrors body.stack']);
+  const passes = (label: string, sample: string) =>
+    (SIGNED_WITH_LINE_BREAKS.has(label) && sample === '\n') || (REPORT_LINES.has(label) && ['\t', '\r', '\n'].includes(sample));
 
   it.each(schemas)('$label refuses every control character', ({ label, schema, field }) => {
-    for (const character of CONTROL_SAMPLES.filter((sample) => !(SIGNED_WITH_LINE_BREAKS.has(label) && sample === '\n'))) {
+    for (const character of CONTROL_SAMPLES.filter((sample) => !passes(label, sample))) {
       const result = schema.safeParse({ [field]: `Ann${character}Lee` });
       const messages = result.error?.issues.filter((issue) => issue.path[0] === field).map((issue) => issue.message);
       expect(messages, JSON.stringify(character)).toContain('must not contain control characters');

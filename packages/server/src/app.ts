@@ -5,6 +5,8 @@ import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fas
 import type { Kysely } from 'kysely';
 import { buildRuntimeConfig, type Config } from './config.js';
 import type { DB } from './db/schema.js';
+import { createFlagService } from './features/flags/flag-service.js';
+import { ofrepRoutes } from './features/flags/ofrep.routes.js';
 import { healthRoutes } from './features/health/health.routes.js';
 import { probeRoutes } from './features/health/probes.routes.js';
 import { loadDictionaries, type Dictionaries } from './features/i18n/dictionaries.js';
@@ -19,10 +21,13 @@ import { communityRoutes } from './features/community/community.routes.js';
 import { devicesRoutes } from './features/devices/devices.routes.js';
 import { sessionsRoutes } from './features/sessions/sessions.routes.js';
 import { setupRoutes } from './features/setup/setup.routes.js';
+import { emailChangeRoutes } from './features/email-change/email-change.routes.js';
 import { signinRoutes } from './features/signin/signin.routes.js';
 import { signupRoutes } from './features/signup/signup.routes.js';
 import { ssoRoutes } from './features/sso/sso.routes.js';
 import { transferRoutes } from './features/transfer/transfer.routes.js';
+import { clientErrorsRoutes } from './features/tracing/client-errors.routes.js';
+import { registerHttpSpans } from './features/tracing/http-spans.js';
 import { registerWeb } from './features/web/web.routes.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { registerErrorHandler } from './lib/error-handler.js';
@@ -83,11 +88,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorate('passwords', metrics === undefined ? passwords : timedPasswordHasher(passwords, metrics.argon2Seconds));
   app.decorate('redirects', createRedirectPolicy(config));
   app.decorate('dictionaries', options.dictionaries ?? loadDictionaries((message) => app.log.warn(message)));
+  const flags = await createFlagService(config, app.clock, app.log);
+  app.decorate('flags', flags);
+  app.addHook('onClose', async () => flags.close());
   // Counters in Redis when REDIS_URL is set, else in this process; RATE_LIMITS=off counts nothing.
   await registerRateLimits(app, config);
 
   registerErrorHandler(app);
   echoRequestId(app);
+  // Decision 0026: a span per request, only where traces are exported; before the routes, which it wraps.
+  if (config.tracing !== undefined) registerHttpSpans(app);
   if (metrics !== undefined && config.metricsToken !== undefined) registerMetrics(app, metrics, config.metricsToken);
   await registerSecurityHeaders(app, config);
   await app.register(fastifyCookie);
@@ -99,6 +109,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(signinRoutes);
   await app.register(signupRoutes);
   await app.register(setupRoutes);
+  await app.register(emailChangeRoutes);
   await app.register(passwordRoutes);
   await app.register(sessionsRoutes);
   await app.register(googleRoutes);
@@ -106,7 +117,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(ssoRoutes);
   await app.register(communityRoutes);
   await app.register(devicesRoutes);
+  await app.register(clientErrorsRoutes);
   await app.register(i18nRoutes);
+  await app.register(ofrepRoutes);
   await app.register(healthRoutes);
   await app.register(probeRoutes);
   await registerWeb(

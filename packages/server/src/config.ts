@@ -6,6 +6,9 @@ import {
   FLAG_DEFAULTS,
   RuntimeConfig,
   SERVER_KINDS,
+  SUPPORT_WIDGET_APP_ID,
+  SUPPORT_WIDGET_REGIONS,
+  TAG_MANAGER_ID,
   isCookieDomainOf,
   parseFlagOverrides,
   serverUrl,
@@ -13,6 +16,7 @@ import {
   type Flags,
   type ServerKind,
   type ServerUrls,
+  type SupportWidgetRegion,
 } from '@foyer/contract';
 import { z } from 'zod';
 import { parseTrustProxy, type TrustProxy } from './lib/trust-proxy.js';
@@ -56,8 +60,31 @@ const EnvSchema = z
       .min(32, 'must be at least 32 characters')
       .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces')
       .optional(),
+    // Decision 0026: traces go over OTLP/HTTP to this collector (`<endpoint>/v1/traces`); none when unset.
+    OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
+    OTEL_SERVICE_NAME: z.string().regex(/^[\w.-]{1,100}$/, 'must be 1 to 100 letters, digits, dots, hyphens or underscores').default('foyer'),
+    // `name=value,name=value` sent with every export (a collector's API key); never logged.
+    OTEL_EXPORTER_OTLP_HEADERS: z
+      .string()
+      .optional()
+      .transform((value, ctx) => {
+        const headers = parseOtlpHeaders(value);
+        if (headers === undefined) ctx.addIssue({ code: 'custom', message: 'must be name=value pairs separated by commas' });
+        return headers ?? {};
+      }),
     SERVER_URLS: z.string().optional(),
     FLAGS: z.string().optional(),
+    // Decision 0024: an OFREP flag service (flagd, GO Feature Flag, Flipt…); without it the spec's
+    // defaults and FLAGS answer. Its bearer token is never logged; an answer slower than the
+    // timeout is not waited for (the page gets the fallback values).
+    FLAGS_OFREP_URL: z.url({ protocol: /^https?$/ }).optional(),
+    FLAGS_OFREP_TOKEN: z
+      .string()
+      .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces')
+      .optional(),
+    FLAGS_OFREP_TIMEOUT_MS: int(50, 5000).default(500),
+    // Spec §9: the page's call timeout, 0 meaning none (the default); at most ten minutes.
+    HTTP_TIMEOUT_MS: int(0, 600_000).default(0),
     RECAPTCHA_SITE_KEY: z.string().min(1).optional(),
     RECAPTCHA_SECRET: z.string().min(1).optional(),
     // Decision 0019: a confidential OpenID Connect client of GOOGLE_ISSUER (Google, or any issuer
@@ -76,6 +103,13 @@ const EnvSchema = z
     COMMUNITY_TERMS_URL: z.url({ protocol: /^https?$/ }).optional(),
     // Decision 0021: a Segment-compatible batch endpoint the page sends its events to; off when unset.
     ANALYTICS_URL: z.url({ protocol: /^https?$/ }).optional(),
+    // Decision 0025: the Google Tag Manager container the page loads after its first paint.
+    GTM_ID: z.string().regex(TAG_MANAGER_ID, 'must be a Google Tag Manager container id such as GTM-AB12CD3').optional(),
+    // Decision 0025: the support widget's app id and its workspace's hosting region, both or neither.
+    SUPPORT_WIDGET_APP_ID: z.string().regex(SUPPORT_WIDGET_APP_ID, "must be the widget's app id: 1 to 32 letters and digits").optional(),
+    SUPPORT_WIDGET_REGION: z
+      .enum(SUPPORT_WIDGET_REGIONS, { error: `must be one of ${SUPPORT_WIDGET_REGIONS.join(', ')}: the region the widget's workspace is hosted in` })
+      .optional(),
     COMMUNITY_TERMS_VERSION: z
       .string()
       .regex(/^[\w.-]{1,40}$/, 'must be 1 to 40 letters, digits, dots, hyphens or underscores')
@@ -155,6 +189,13 @@ const EnvSchema = z
         ctx.addIssue({ code: 'custom', path: [name], message: `must be https when FOYER_ENV=${env.FOYER_ENV}` });
       }
     }
+    // Flags decide what the page offers: off this machine, only over TLS (a sidecar may be plain http).
+    if (isDeployed(env.FOYER_ENV) && env.FLAGS_OFREP_URL?.startsWith('http:') && !isLoopbackUrl(env.FLAGS_OFREP_URL)) {
+      ctx.addIssue({ code: 'custom', path: ['FLAGS_OFREP_URL'], message: `must be https, or on this machine, when FOYER_ENV=${env.FOYER_ENV}` });
+    }
+    if (env.FLAGS_OFREP_TOKEN !== undefined && env.FLAGS_OFREP_URL === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['FLAGS_OFREP_TOKEN'], message: 'needs FLAGS_OFREP_URL' });
+    }
     if (isDeployed(env.FOYER_ENV) && env.SECRET_KEY === undefined) {
       ctx.addIssue({ code: 'custom', path: ['SECRET_KEY'], message: `is required when FOYER_ENV=${env.FOYER_ENV}` });
     }
@@ -168,6 +209,13 @@ const EnvSchema = z
       if (!isCookieDomainOf(host, env.COOKIE_DOMAIN)) {
         ctx.addIssue({ code: 'custom', path: ['COOKIE_DOMAIN'], message: `must be the host of PUBLIC_URL (${host}) or a parent domain of it` });
       }
+    }
+    // The region decides where visitors' conversations are kept, so it is never guessed.
+    if (env.SUPPORT_WIDGET_APP_ID !== undefined && env.SUPPORT_WIDGET_REGION === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['SUPPORT_WIDGET_REGION'], message: 'is required when SUPPORT_WIDGET_APP_ID is set (us, eu or ap)' });
+    }
+    if (env.SUPPORT_WIDGET_REGION !== undefined && env.SUPPORT_WIDGET_APP_ID === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['SUPPORT_WIDGET_APP_ID'], message: 'is required when SUPPORT_WIDGET_REGION is set' });
     }
     if (env.SESSION_IDLE_DAYS > env.SESSION_ABSOLUTE_DAYS) {
       ctx.addIssue({ code: 'custom', path: ['SESSION_IDLE_DAYS'], message: 'must not exceed SESSION_ABSOLUTE_DAYS' });
@@ -193,7 +241,12 @@ export interface Config {
   cookieDomain?: string;
   database: DatabaseConfig;
   serverUrls: ServerUrls;
+  /** The spec's defaults with FLAGS over them: the answer without a flag service, or when it fails. */
   flags: Flags;
+  /** Decision 0024: the OFREP flag service; absent means `flags` answers alone. */
+  flagService?: FlagServiceConfig;
+  /** Spec §9: the page's call timeout in ms; 0 means none. */
+  httpTimeoutMs: number;
   reCaptchaSiteKey?: string;
   reCaptchaSecret?: string;
   /** Google sign-in (decision 0019); absent when it is off. */
@@ -206,6 +259,10 @@ export interface Config {
   communityTermsUrl?: string;
   /** ANALYTICS_URL: where the page sends its events (decision 0021); analytics are off without it. */
   analyticsUrl?: string;
+  /** GTM_ID: the tag manager container (decision 0025); none is loaded without it. */
+  tagManagerId?: string;
+  /** The support widget's app id and region (decision 0025); no widget without them. */
+  supportWidget?: SupportWidget;
   lockoutThreshold: number;
   session: { idleMs: number; absoluteMs: number };
   logLevel: (typeof LOG_LEVELS)[number];
@@ -227,6 +284,38 @@ export interface Config {
   secret: SecretSource;
   /** Decision 0018: the bearer token /metrics asks for; metrics are off (404) without it. Never logged. */
   metricsToken?: string;
+  /** Decision 0026: where spans are exported; absent when OTEL_EXPORTER_OTLP_ENDPOINT is unset. */
+  tracing?: TracingConfig;
+}
+
+export interface TracingConfig {
+  /** OTEL_EXPORTER_OTLP_ENDPOINT with the OTLP/HTTP traces path, `/v1/traces`. */
+  tracesUrl: string;
+  serviceName: string;
+  /** OTEL_EXPORTER_OTLP_HEADERS; may hold a collector's credentials: never logged. */
+  headers: Record<string, string>;
+}
+
+/** OTLP's header list, `api-key=abc,x-tenant=foyer` (values percent-encoded); undefined when malformed. */
+export function parseOtlpHeaders(value: string | undefined): Record<string, string> | undefined {
+  const headers: Record<string, string> = {};
+  if (value === undefined) return headers;
+  for (const pair of value.split(',')) {
+    if (pair.trim() === '') continue;
+    const match = /^\s*([!#$%&'*+.^_`|~0-9A-Za-z-]+)\s*=\s*(.*?)\s*$/.exec(pair);
+    if (match?.[1] === undefined || match[2] === undefined) return undefined;
+    try {
+      headers[match[1].toLowerCase()] = decodeURIComponent(match[2]);
+    } catch {
+      return undefined;
+    }
+  }
+  return headers;
+}
+
+export interface SupportWidget {
+  appId: string;
+  region: SupportWidgetRegion;
 }
 
 /**
@@ -255,6 +344,19 @@ function secretSource(env: { FOYER_ENV: Environment; SECRET_KEY?: string | undef
   if (env.FOYER_ENV === 'test') return { kind: 'test' };
   const dataDir = database.kind === 'sqlite' && database.filename !== ':memory:' ? dirname(database.filename) : resolve(cwd, 'data');
   return { kind: 'localFile', path: resolve(dataDir, 'secret-key') };
+}
+
+/** FLAGS_OFREP_URL (the base the OFREP paths are appended to), its token and its deadline. */
+export interface FlagServiceConfig {
+  url: string;
+  /** Sent as `Authorization: Bearer …`; never logged. */
+  token?: string;
+  timeoutMs: number;
+}
+
+function isLoopbackUrl(url: string): boolean {
+  const host = new URL(url).hostname;
+  return host === 'localhost' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
 export interface MailConfig {
@@ -336,6 +438,16 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env, cwd: string 
     database,
     serverUrls,
     flags: { ...FLAG_DEFAULTS, ...parseFlagOverrides(env.FLAGS) },
+    ...(env.FLAGS_OFREP_URL === undefined
+      ? {}
+      : {
+          flagService: {
+            url: env.FLAGS_OFREP_URL.replace(/\/$/, ''),
+            ...optionalEntry('token', env.FLAGS_OFREP_TOKEN),
+            timeoutMs: env.FLAGS_OFREP_TIMEOUT_MS,
+          },
+        }),
+    httpTimeoutMs: env.HTTP_TIMEOUT_MS,
     ...(env.RECAPTCHA_SITE_KEY === undefined ? {} : { reCaptchaSiteKey: env.RECAPTCHA_SITE_KEY }),
     ...(env.RECAPTCHA_SECRET === undefined ? {} : { reCaptchaSecret: env.RECAPTCHA_SECRET }),
     ...(google === undefined ? {} : { google }),
@@ -343,6 +455,10 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env, cwd: string 
     communityTermsVersion: env.COMMUNITY_TERMS_VERSION,
     ...optionalEntry('communityTermsUrl', communityTermsUrl(env, publicUrl, serverUrls)),
     ...optionalEntry('analyticsUrl', env.ANALYTICS_URL),
+    ...optionalEntry('tagManagerId', env.GTM_ID),
+    ...(env.SUPPORT_WIDGET_APP_ID === undefined || env.SUPPORT_WIDGET_REGION === undefined
+      ? {}
+      : { supportWidget: { appId: env.SUPPORT_WIDGET_APP_ID, region: env.SUPPORT_WIDGET_REGION } }),
     lockoutThreshold: env.LOCKOUT_THRESHOLD,
     session: { idleMs: env.SESSION_IDLE_DAYS * DAY_MS, absoluteMs: env.SESSION_ABSOLUTE_DAYS * DAY_MS },
     logLevel: env.LOG_LEVEL ?? (env.FOYER_ENV === 'test' ? 'silent' : 'info'),
@@ -362,6 +478,15 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env, cwd: string 
     shutdownGraceMs: env.SHUTDOWN_GRACE_MS,
     secret: secretSource(env, database, cwd),
     ...(env.METRICS_TOKEN === undefined ? {} : { metricsToken: env.METRICS_TOKEN }),
+    ...(env.OTEL_EXPORTER_OTLP_ENDPOINT === undefined
+      ? {}
+      : {
+          tracing: {
+            tracesUrl: `${env.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '')}/v1/traces`,
+            serviceName: env.OTEL_SERVICE_NAME,
+            headers: env.OTEL_EXPORTER_OTLP_HEADERS,
+          },
+        }),
   };
 }
 
@@ -387,5 +512,8 @@ export function buildRuntimeConfig(config: Config, log: (message: string) => voi
     ...optionalEntry('communityTermsUrl', config.communityTermsUrl),
     ...optionalEntry('analyticsUrl', config.analyticsUrl),
     ...optionalEntry('cookieDomain', config.cookieDomain),
+    ...optionalEntry('tagManagerId', config.tagManagerId),
+    ...(config.supportWidget === undefined ? {} : { supportWidget: config.supportWidget }),
+    ...(config.httpTimeoutMs > 0 ? { httpTimeoutMs: config.httpTimeoutMs } : {}),
   });
 }

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Config } from './config.js';
 import type { DB } from './db/schema.js';
+import type { FlagService } from './features/flags/flag-service.js';
 import type { Dictionaries } from './features/i18n/dictionaries.js';
 import type { MailWorker } from './features/mail/mail.worker.js';
 import type { RedirectPolicy } from './features/redirects/redirect-policy.js';
@@ -29,6 +30,8 @@ declare module 'fastify' {
     passwords: PasswordHasher;
     redirects: RedirectPolicy;
     dictionaries: Dictionaries;
+    /** Feature flags through OpenFeature (decision 0024): the page and the OFREP routes read them. */
+    flags: FlagService;
     /** The outbox worker: a route calls `app.mail.nudge()` after a transaction that queued mail. */
     mail: MailWorker;
     /** Shared by every feature's rate rules (lib/rate-limit.ts). */

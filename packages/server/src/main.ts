@@ -43,6 +43,16 @@ async function main(): Promise<void> {
   // The app's logger exists only once the app is built, after migrations; the pool needs its
   // listener from the start.
   const logger: { current?: FastifyBaseLogger } = {};
+  // Decision 0026: the OpenTelemetry SDK is loaded only when a collector is configured. Nothing is
+  // patched at load time (the spans come from hooks), so it may start here, before the app.
+  const tracing =
+    config.tracing === undefined
+      ? undefined
+      : (await import('./features/tracing/tracing.sdk.js')).startTracing({
+          config: config.tracing,
+          env: config.env,
+          onDropped: (reason, spans) => logger.current?.warn({ reason, spans }, 'trace export gave up on a batch'),
+        });
   const database = openDatabase(config.database, {
     timeouts: config.databaseTimeouts,
     // Decision 0011: a broken idle connection is replaced by the pool; worth a line, not a crash.
@@ -55,6 +65,9 @@ async function main(): Promise<void> {
     app.log.info({ issuer: standIn.issuer }, 'Google sign-in goes to the local stand-in provider (FOYER_ENV=local without GOOGLE_CLIENT_ID)');
   }
   logThreadpool(app.log, isDeployed(config.env));
+  if (config.tracing !== undefined) {
+    app.log.info({ collector: new URL(config.tracing.tracesUrl).origin, service: config.tracing.serviceName }, 'traces are exported over OTLP/HTTP');
+  }
 
   const prune = async () => {
     try {
@@ -82,6 +95,8 @@ async function main(): Promise<void> {
     deadline.unref();
     try {
       await app.close();
+      // The last requests' spans: a collector answering 503 may hold this up to the deadline.
+      await tracing?.shutdown();
       await standIn?.close();
       await database.destroy();
       process.exit(0);

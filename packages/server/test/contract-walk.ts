@@ -53,6 +53,7 @@ export const WALKED_CALLS: WalkedCall[] = (Object.entries(CALLS) as [CallName, C
 /** Values for fields with a fixed shape; any other text field takes FALLBACK. */
 const SAMPLES: Record<string, () => string> = {
   email: () => uniqueEmail('walk'),
+  newEmail: () => uniqueEmail('walk'),
   deviceId: newDeviceId,
   hashPassword: () => sha256Hex(randomToken()),
   signature: () => sha256Hex('signature'),

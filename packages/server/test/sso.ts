@@ -12,7 +12,7 @@ import { addSamlConnection } from '../src/features/sso/sso.connections.js';
 import { ssoUrls } from '../src/features/sso/sso.urls.js';
 import { postJson } from './account-entry.js';
 import { newDeviceId, type TestApp } from './helpers.js';
-import { encode, idpMetadata } from './saml-idp.js';
+import { encode, idpMetadata, newId, readAuthnRequest, type AssertionOptions } from './saml-idp.js';
 
 export const SSO_START_URL = API_BASE + CALLS.ssoStart.path;
 export const TRANSFER_URL = API_BASE + CALLS.exchangeSSOTransferToken.path;
@@ -38,6 +38,29 @@ export async function samlOrganization(t: TestApp, options: { metadata?: string;
 
 export async function startSso(t: TestApp, email: string, state?: object): Promise<LightMyRequestResponse> {
   return postJson(t, SSO_START_URL, { email, ...(state === undefined ? {} : { state: JSON.stringify(state) }) });
+}
+
+/**
+ * A SAML organisation, a started sign-in for one of its addresses, and the options of the IdP's
+ * honest answer to it (signedResponse(base) signs that person in).
+ */
+export async function startedSaml(t: TestApp, options: { allowUnsolicited?: boolean; metadata?: string; state?: object } = {}) {
+  const corp = await samlOrganization(t, options);
+  const email = corp.email();
+  const response = await startSso(t, email, options.state);
+  expect(response.statusCode, response.body).toBe(200);
+  const request = readAuthnRequest(response.json<{ url: string }>().url);
+  const base: AssertionOptions = {
+    acsUrl: corp.urls.acs,
+    audience: corp.urls.entityId,
+    nameId: `id-${newId()}`,
+    email,
+    givenName: 'Ada',
+    familyName: 'Lovelace',
+    inResponseTo: request.id,
+    now: t.clock.now(),
+  };
+  return { corp, email, request, base, consumer: { id: corp.connection.id, acs: corp.urls.acs } };
 }
 
 export function postAcs(t: TestApp, acsUrl: string, xml: string, relayState?: string): Promise<LightMyRequestResponse> {
@@ -84,6 +107,39 @@ export async function expectRefused(t: TestApp, connectionId: string, response: 
     seenRefusals.set(`${connectionId} ${reason}`, withReason);
   }
   seenRefusals.set(`${connectionId} ${code}`, withCode);
+}
+
+/** What a sign-in writes: accounts, their identities, sessions, and single-use tokens (the transfer token among them). */
+export async function accountRows(t: TestApp): Promise<Record<string, number>> {
+  const tables = ['users', 'external_identities', 'sessions', 'email_tokens'] as const;
+  const counts = await Promise.all(
+    tables.map(async (table) => {
+      const row = await t.db
+        .selectFrom(table)
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
+      return [table, Number(row.n)] as const;
+    }),
+  );
+  return Object.fromEntries(counts);
+}
+
+/** Runs `work` and checks it wrote no user, identity, session or token row. */
+export async function writesNoAccount<T>(t: TestApp, work: () => Promise<T>): Promise<T> {
+  const before = await accountRows(t);
+  const result = await work();
+  expect(await accountRows(t), 'no user, identity, session or token row written').toEqual(before);
+  return result;
+}
+
+/**
+ * Posts a response to a connection's assertion consumer and checks it was refused: the landing
+ * page with the code, one new audit entry (with the reason, when given), no 5xx, and no account,
+ * identity, session or transfer token written.
+ */
+export async function postRefused(t: TestApp, connection: { id: string; acs: string }, xml: string, code: string, reason?: string): Promise<void> {
+  const response = await writesNoAccount(t, () => postAcs(t, connection.acs, xml));
+  await expectRefused(t, connection.id, response, code, reason);
 }
 
 export async function exchange(t: TestApp, transferToken: string): Promise<LightMyRequestResponse> {

@@ -3,6 +3,7 @@ import { APP_ROUTES, FORUM_ROUTES, ROUTES, type RouteName } from '@foyer/contrac
 import { Suspense } from 'react';
 import { BrowserRouter, Navigate, Route, Routes } from 'react-router';
 import { PageSpinner } from './components/card-layout';
+import { LiveFlags } from './lib/flags/live-flags';
 import { useRuntimeConfig } from './lib/runtime-config';
 import { DeviceHandOffScreen, HomeScreen, SCREENS } from './screens/registry';
 
@@ -13,9 +14,18 @@ const ROUTE_NAMES = Object.keys(SCREENS) as RouteName[];
  * react-router stays out of the sign-in page's first load. Spec §2: the sixteen auth routes and
  * the plain signed-in page. The root and every unknown path go to sign-in (keeping nothing of
  * the old address; the server already redirects the root); the forum routes exist only while the
- * `discourse-sso` flag is on, so with it off they fall through to sign-in too.
+ * `discourse-sso` flag is on, so with it off they fall through to sign-in too. The flags are kept
+ * fresh while the page is open (decision 0024).
  */
 export function App() {
+  return (
+    <LiveFlags>
+      <AppRoutes />
+    </LiveFlags>
+  );
+}
+
+function AppRoutes() {
   const { flags } = useRuntimeConfig();
   const visible = (name: RouteName) => flags['discourse-sso'] || !FORUM_ROUTES.includes(name);
   const toSignIn = <Navigate to={ROUTES.signIn} replace />;

@@ -15,6 +15,7 @@ import { sha256Hex } from '../lib/crypto.js';
 import { createPasswordHasher } from '../lib/passwords.js';
 import { EXIT, UsageError, parse, required, type AdminCommand, type AdminIo } from './args.js';
 import { AUDIT_COMMANDS, AUDIT_USAGE } from './audit-commands.js';
+import { EMAIL_COMMANDS, EMAIL_USAGE } from './email-commands.js';
 import { ORG_COMMANDS, ORG_USAGE } from './org-commands.js';
 import { SSO_COMMANDS, SSO_USAGE } from './sso-commands.js';
 
@@ -27,7 +28,7 @@ Commands:
       Deactivates the account and ends all of its sessions.
   user unlock --email E
       Clears the failed sign-in count and lock of an email (with or without an account).
-${ORG_USAGE}${SSO_USAGE}${AUDIT_USAGE}
+${EMAIL_USAGE}${ORG_USAGE}${SSO_USAGE}${AUDIT_USAGE}
 Options:
   -h, --help   Show this help.
 
@@ -103,6 +104,7 @@ const COMMANDS: Record<string, AdminCommand> = {
   'user create': userCreate,
   'user deactivate': userDeactivate,
   'user unlock': userUnlock,
+  ...EMAIL_COMMANDS,
   ...ORG_COMMANDS,
   ...SSO_COMMANDS,
   ...AUDIT_COMMANDS,

@@ -4,7 +4,9 @@ import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, type PostgresCursor, type PostgresPool, type PostgresPoolClient, type PostgresQueryResult } from 'kysely';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
+import { traceQueries } from '../features/tracing/db-spans.js';
 import { isConnectionLost } from './errors.js';
+import { statementNameOf } from './prepared.js';
 import type { DB } from './schema.js';
 import { ImmediateSqliteDialect, SQLITE_BUSY_WAIT_MS } from './sqlite-driver.js';
 
@@ -60,7 +62,7 @@ function openSqlite(filename: string, timeouts: DatabaseTimeouts): Kysely<DB> {
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
-  return new Kysely<DB>({ dialect: new ImmediateSqliteDialect(sqlite, timeouts.statementMs) });
+  return new Kysely<DB>({ dialect: new ImmediateSqliteDialect(sqlite, timeouts.statementMs), log: traceQueries('sqlite') });
 }
 
 /**
@@ -80,7 +82,10 @@ function guardedPool(pool: pg.Pool): PostgresPool {
         parameters?: ReadonlyArray<unknown>,
       ): Promise<PostgresQueryResult<R>> | PostgresCursor<R> {
         if (typeof sqlOrCursor !== 'string') throw new Error('streaming queries are not used');
-        return client.query(sqlOrCursor, parameters === undefined ? [] : [...parameters]).then(
+        const values = parameters === undefined ? [] : [...parameters];
+        // A hot statement (decision 0029) is prepared once per connection under its name.
+        const name = statementNameOf(sqlOrCursor);
+        return (name === undefined ? client.query(sqlOrCursor, values) : client.query({ name, text: sqlOrCursor, values })).then(
           // pg's result is what Kysely's PostgresDriver reads; only its declared types are wider.
           (result) => result as unknown as PostgresQueryResult<R>,
           (error: unknown) => {
@@ -118,7 +123,7 @@ function openPostgres(config: Extract<DatabaseConfig, { kind: 'postgres' }>, ext
   // the pool; a client that is lent out reports to itself, and its query fails and is answered.
   pool.on('error', (error) => extra.onConnectionError?.(error));
   pool.on('connect', (client) => client.on('error', () => undefined));
-  return new Kysely<DB>({ dialect: new PostgresDialect({ pool: guardedPool(pool) }) });
+  return new Kysely<DB>({ dialect: new PostgresDialect({ pool: guardedPool(pool) }), log: traceQueries('postgresql') });
 }
 
 export function openDatabase(config: DatabaseConfig, options: DatabaseOptions = {}): Database {

@@ -10,6 +10,7 @@ import * as googleIdentities from './migrations/007-google-identities.js';
 import * as community from './migrations/008-community.js';
 import * as ssoConnections from './migrations/009-sso-connections.js';
 import * as tokenEndReasons from './migrations/010-token-end-reasons.js';
+import * as emailChange from './migrations/011-email-change.js';
 
 /**
  * Every migration, in order, compiled into the service: no directory scanning, so the built
@@ -26,6 +27,7 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Migrat
   ['008-community', community],
   ['009-sso-connections', ssoConnections],
   ['010-token-end-reasons', tokenEndReasons],
+  ['011-email-change', emailChange],
 ];
 
 const provider: MigrationProvider = {

@@ -121,6 +121,8 @@ export interface EmailTokensTable {
   signup_id: string | null;
   /** Migration 010: why the token ended (features/tokens, `TokenEndReason`); null while open. */
   ended_reason: string | null;
+  /** Migration 011: the address an `emailChange` token moves its account to (decision 0023). */
+  new_email: string | null;
 }
 
 /** One row per sign-up request; its id is the opaque `userId` the sign-up call answers. */

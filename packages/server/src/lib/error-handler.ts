@@ -30,6 +30,7 @@ export function registerErrorHandler(app: FastifyInstance): void {
     let result: { status: number; body: ErrorBody };
     if (isAppError(error)) {
       result = answer(error.code);
+      if (error.email !== undefined) result.body.email = error.email;
     } else if (hasZodFastifySchemaValidationErrors(error)) {
       const fields = [...new Set(error.validation.map((issue) => fieldName(issue.instancePath, error.validationContext)))];
       result = answer('invalidRequest', fields);

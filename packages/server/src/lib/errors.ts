@@ -8,11 +8,14 @@ export class AppError extends Error {
   override name = 'AppError';
   readonly code: ErrorCode;
   readonly statusCode: number;
+  /** `ssoRequired` only: the address SSO sign-in should fill in (contract ErrorBody.email). */
+  readonly email: string | undefined;
 
-  constructor(code: ErrorCode, options?: { cause?: unknown }) {
+  constructor(code: ErrorCode, options?: { cause?: unknown; email?: string }) {
     super(code, options);
     this.code = code;
     this.statusCode = ERROR_STATUS[code];
+    this.email = options?.email;
   }
 }
 

@@ -18,7 +18,11 @@ export const WRITE_ERRORS = { 400: ErrorBody, 403: ErrorBody, 413: ErrorBody, 41
 const BODY_STATUSES = [413, 415] as const;
 
 function errorBodyOf(codes: readonly [ErrorCode, ...ErrorCode[]]) {
-  const shape = { errorMessage: z.enum(codes) };
+  const shape = {
+    errorMessage: z.enum(codes),
+    // `email` goes with ssoRequired, so only a status that carries it has the field.
+    ...(codes.includes('ssoRequired') ? { email: z.optional(z.string()) } : {}),
+  };
   // `fields` names what failed validation, so only a status that carries invalidRequest has it.
   const schema = codes.includes('invalidRequest') ? z.object({ ...shape, fields: z.optional(z.array(z.string())) }) : z.object(shape);
   return schema.check(z.describe(codes.join(' | ')));

@@ -30,6 +30,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         { name: 'community', description: 'The forum sign-in (spec §7)' },
         { name: 'exchange', description: 'Token exchange for native apps (spec §7)' },
         { name: 'localisation', description: 'The dictionaries of the web app (spec §7)' },
+        { name: 'flags', description: 'Feature flags over OFREP, the OpenFeature Remote Evaluation Protocol (decision 0024)' },
         { name: 'operations', description: 'For load balancers and monitors' },
       ],
       components: {

@@ -3,6 +3,7 @@ import { API_BASE, SSO_BASE, type ErrorBody } from '@foyer/contract';
 import type { FastifyInstance } from 'fastify';
 import helmet, { type HelmetOptions } from 'helmet';
 import { isDeployed, type Config } from '../config.js';
+import { thirdPartySources } from './third-party-csp.js';
 
 const ONE_YEAR_S = 365 * 24 * 60 * 60;
 
@@ -15,22 +16,26 @@ const RECAPTCHA_FRAME_SOURCES = ['https://www.google.com/recaptcha/', 'https://r
 
 /**
  * Security headers on every answer. A strict CSP without 'unsafe-inline' (the page's inline
- * config is `type="application/json"`, which CSP does not execute); no referrer, because emailed
+ * config is `type="application/json"`, which CSP does not execute; only a configured support
+ * widget brings it, for styles, decision 0025); no referrer, because emailed
  * links carry tokens in the path; HSTS only where TLS is real (never on localhost, where it
  * would pin the browser to https for every local project). Also refuses requests whose headers
  * carry characters HTTP forbids, and keeps API answers out of every cache (decision 0015).
  */
 export async function registerSecurityHeaders(app: FastifyInstance, config: Config): Promise<void> {
+  // Decision 0025: the tag manager's and the support widget's sources, when they are configured.
+  const third = thirdPartySources(config);
   const headers = helmetHeaders({
     contentSecurityPolicy: {
       useDefaults: false,
       directives: {
         defaultSrc: ["'self'"],
-        scriptSrc: ["'self'", ...(config.reCaptchaSiteKey === undefined ? [] : RECAPTCHA_SCRIPT_SOURCES)],
-        styleSrc: ["'self'"],
-        imgSrc: ["'self'", 'data:'],
-        fontSrc: ["'self'"],
-        connectSrc: ["'self'", ...foreignOrigin(config.analyticsUrl, config.publicUrl)],
+        scriptSrc: ["'self'", ...(config.reCaptchaSiteKey === undefined ? [] : RECAPTCHA_SCRIPT_SOURCES), ...(third.scriptSrc ?? [])],
+        styleSrc: ["'self'", ...(third.styleSrc ?? [])],
+        imgSrc: ["'self'", 'data:', ...(third.imgSrc ?? [])],
+        fontSrc: ["'self'", ...(third.fontSrc ?? [])],
+        connectSrc: ["'self'", ...foreignOrigin(config.analyticsUrl, config.publicUrl), ...(third.connectSrc ?? [])],
+        ...(third.mediaSrc === undefined ? {} : { mediaSrc: ["'self'", ...third.mediaSrc] }),
         frameSrc: [
           "'self'",
           ...(config.reCaptchaSiteKey === undefined ? [] : RECAPTCHA_FRAME_SOURCES),
@@ -39,7 +44,7 @@ export async function registerSecurityHeaders(app: FastifyInstance, config: Conf
         frameAncestors: ["'none'"],
         objectSrc: ["'none'"],
         baseUri: ["'none'"],
-        formAction: ["'self'"],
+        formAction: ["'self'", ...(third.formAction ?? [])],
       },
     },
     // Clickjacking: no one may frame these pages (matches frame-ancestors 'none').

@@ -5,6 +5,8 @@ import { describe, expect, it, vi } from 'vitest';
 import { Providers } from '../test/harness';
 import { Alert } from './alert';
 import { Button } from './button';
+import { ErrorText } from './error-text';
+import { setCallTimeout } from '../lib/api';
 import { EmailText } from './email-text';
 import { Spinner } from './spinner';
 import { TextField, type TextFieldProps } from './text-field';
@@ -214,5 +216,33 @@ describe('EmailText', () => {
     expect([...container.querySelectorAll('.email-piece')].map((piece) => piece.textContent)).toEqual(['ann-marie@', 'ex-ample', '.co', '.uk']);
     // The break opportunities are exactly the ones between the pieces.
     expect(container.querySelectorAll('wbr')).toHaveLength(3);
+  });
+});
+
+describe('ErrorText (spec §8 generic HTTP failures)', () => {
+  it.each([
+    ['error.network', 'Network Error', 'Check your internet connection, then try again.'],
+    ['error.requestAborted', 'Request aborted', 'The request was stopped before it finished. Try again.'],
+    ['error.unsupportedProtocol', 'Unsupported protocol', 'Open this page from its https:// address in your browser, then try again.'],
+  ] as const)('%s shows the spec text and what to do next', (key, text, next) => {
+    renderWithProviders(<ErrorText messageKey={key} />);
+    expect(screen.getByText(text)).toBeTruthy();
+    expect(screen.getByText(next)).toBeTruthy();
+  });
+
+  it('names the configured timeout', () => {
+    setCallTimeout(2500);
+    try {
+      renderWithProviders(<ErrorText messageKey="error.timeout" />);
+      expect(screen.getByText('timeout of 2500 ms exceeded')).toBeTruthy();
+      expect(screen.getByText(/took too long to answer/)).toBeTruthy();
+    } finally {
+      setCallTimeout(0);
+    }
+  });
+
+  it('adds nothing to a contract error text', () => {
+    const { container } = renderWithProviders(<ErrorText messageKey="error.accountLocked" />);
+    expect(container.querySelectorAll('p')).toHaveLength(1);
   });
 });

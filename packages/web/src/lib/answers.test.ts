@@ -22,7 +22,7 @@ describe('answers read through the contract’s schemas (decision 0017)', () => 
 
   it('passes refusals and transport failures on as they are', async () => {
     stubFetch({ [SESSION]: () => json(401, { errorMessage: 'notSignedIn' }) });
-    expect(await fetchAnswer('session')).toEqual({ ok: false, code: 'notSignedIn', status: 401 });
+    expect(await fetchAnswer('session')).toEqual({ ok: false, code: 'notSignedIn', status: 401, body: { errorMessage: 'notSignedIn' } });
     stubFetch({ [SESSION]: () => Promise.reject(new TypeError('Failed to fetch')) });
     expect(await fetchAnswer('session')).toEqual({ ok: false, code: 'network' });
   });

@@ -5,6 +5,7 @@ import {
   FLAG_DEFAULTS,
   RUNTIME_CONFIG_ELEMENT_ID,
   SERVER_KINDS,
+  SUPPORT_WIDGET_REGIONS,
   type FlagName,
   type InlineDictionary,
   type RuntimeConfig,
@@ -44,10 +45,26 @@ export function isStringRecord(value: unknown): value is Record<string, string> 
 
 export function isRuntimeConfig(value: unknown): value is RuntimeConfig {
   if (!isRecord(value)) return false;
-  const { env, serverUrls, flags, reCaptchaSiteKey, googleEnabled, defaultHome, communityTermsUrl, analyticsUrl, cookieDomain } = value;
+  const {
+    env,
+    serverUrls,
+    flags,
+    reCaptchaSiteKey,
+    googleEnabled,
+    defaultHome,
+    communityTermsUrl,
+    analyticsUrl,
+    cookieDomain,
+    tagManagerId,
+    supportWidget,
+    httpTimeoutMs,
+  } = value;
   const optionalText = (entry: unknown) => entry === undefined || typeof entry === 'string';
   const flagsOk = isRecord(flags) && (Object.keys(FLAG_DEFAULTS) as FlagName[]).every((name) => typeof flags[name] === typeof FLAG_DEFAULTS[name]);
   const urlsOk = isStringRecord(serverUrls) && Object.keys(serverUrls).every((kind) => includes(SERVER_KINDS, kind));
+  const widgetOk =
+    supportWidget === undefined ||
+    (isRecord(supportWidget) && typeof supportWidget.appId === 'string' && includes(SUPPORT_WIDGET_REGIONS, supportWidget.region));
   return (
     includes(ENVIRONMENTS, env) &&
     urlsOk &&
@@ -56,6 +73,9 @@ export function isRuntimeConfig(value: unknown): value is RuntimeConfig {
     optionalText(communityTermsUrl) &&
     optionalText(analyticsUrl) &&
     optionalText(cookieDomain) &&
+    optionalText(tagManagerId) &&
+    widgetOk &&
+    (httpTimeoutMs === undefined || (Number.isInteger(httpTimeoutMs) && (httpTimeoutMs as number) > 0)) &&
     typeof googleEnabled === 'boolean' &&
     typeof defaultHome === 'string' &&
     defaultHome !== ''

@@ -3,8 +3,6 @@ import { lazy, type ComponentType, type LazyExoticComponent } from 'react';
 
 type Screen = LazyExoticComponent<ComponentType>;
 
-const notAvailable: Screen = lazy(() => import('./not-available/not-available').then((m) => ({ default: m.NotAvailable })));
-
 export const HomeScreen: Screen = lazy(() => import('./home/home').then((m) => ({ default: m.Home })));
 // Decision 0021: the device hand-off screen, at a path of Foyer's choosing (DEVICE_HAND_OFF_PATH).
 export const DeviceHandOffScreen: Screen = lazy(() => import('./device-hand-off/device-hand-off').then((m) => ({ default: m.DeviceHandOff })));
@@ -29,22 +27,25 @@ const discourseTerms: Screen = lazy(() => import('./forum/discourse-terms').then
 const ssoSignIn: Screen = lazy(() => import('./sso/sso-sign-in').then((m) => ({ default: m.SsoSignIn })));
 const ssoLanding: Screen = lazy(() => import('./sso/sso-landing').then((m) => ({ default: m.SsoLanding })));
 const ssoTransfer: Screen = lazy(() => import('./sso/sso-transfer').then((m) => ({ default: m.SsoTransfer })));
+// Decision 0023: the new-email link and deferred verification.
+const verifyNewEmail: Screen = lazy(() => import('./verify-new-email/verify-new-email').then((m) => ({ default: m.VerifyNewEmail })));
+const deferEmailVerification: Screen = lazy(() =>
+  import('./defer-email-verification/defer-email-verification').then((m) => ({ default: m.DeferEmailVerification })),
+);
 
 /**
  * The route table: the screen of every auth route (spec §2), paths from the contract's ROUTES.
- * The router shell (app.tsx) mounts each at its path, loaded on demand. A capability that ships
- * replaces its `notAvailable` entry with `lazy(() => import('./<name>/<name>'))` and nothing
- * else changes.
+ * The router shell (app.tsx) mounts each at its path, loaded on demand.
  */
 export const SCREENS: Record<RouteName, Screen> = {
   signIn,
   signUp,
   signUpOld,
   forgotPassword,
-  deferEmailVerification: notAvailable,
+  deferEmailVerification,
   resetPassword,
   verifyEmail: setupAccount,
-  verifyNewEmail: notAvailable,
+  verifyNewEmail,
   setupAccount,
   ssoSignIn,
   ssoLanding,

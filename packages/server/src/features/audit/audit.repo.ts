@@ -1,8 +1,16 @@
 import type { Kysely, Transaction } from 'kysely';
-import type { AuditEventsTable, DB } from '../../db/schema.js';
+import { preparedStatement } from '../../db/prepared.js';
+import type { AuditEventsTable, DB, Db } from '../../db/schema.js';
+
+/** Every sign-in writes one: compiled once, prepared once per PostgreSQL connection (decision 0029). */
+const insertAuditRow = preparedStatement(
+  'foyer_audit_insert',
+  ['id', 'at', 'type', 'user_id', 'email_key', 'ip', 'user_agent', 'detail'],
+  (db: Db, row: AuditEventsTable) => db.insertInto('audit_events').values(row),
+);
 
 export async function insertAuditEvent(db: Kysely<DB> | Transaction<DB>, row: AuditEventsTable): Promise<void> {
-  await db.insertInto('audit_events').values(row).execute();
+  await insertAuditRow(db, row);
 }
 
 export async function listAuditEvents(db: Kysely<DB>, filter: { emailKey?: string; type?: string } = {}): Promise<AuditEventsTable[]> {

@@ -44,6 +44,10 @@ export const AUDIT_EVENT_TYPES = [
   'sso.linked',
   'sso.signin',
   'sso.refused',
+  // email change (decision 0023)
+  'email.changeRequested',
+  'email.changed',
+  'email.changeRefused',
 ] as const;
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
 

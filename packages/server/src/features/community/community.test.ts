@@ -1,6 +1,16 @@
+import { API_BASE, CALLS } from '@foyer/contract';
 import { describe, expect, it } from 'vitest';
 import { postJson } from '../../../test/account-entry.js';
-import { DISCOURSE_SSO_URL, FORUM_ENV, FORUM_RETURN, TERMS_AGREED_URL, forumAnswer, forumRequest, postWithToken } from '../../../test/community.js';
+import {
+  DISCOURSE_SSO_URL,
+  EXCHANGE_OTTER_URL,
+  FORUM_ENV,
+  FORUM_RETURN,
+  TERMS_AGREED_URL,
+  forumAnswer,
+  forumRequest,
+  postWithToken,
+} from '../../../test/community.js';
 import { createTestUser, dbUnavailable, newDeviceId, signIn, testConfig, useTestApp, type TestApp } from '../../../test/helpers.js';
 
 async function signedInMember(t: TestApp, options: { verified?: boolean; agreed?: boolean } = {}) {
@@ -115,6 +125,29 @@ describe.skipIf(dbUnavailable)('community/discourseSso (decision 0021)', () => {
     t.config.communityTermsVersion = '2';
     const response = await postWithToken(t, DISCOURSE_SSO_URL, forumRequest(), member.otter, member.deviceId);
     expect(response.json()).toEqual({ termsAgreed: false, redirectUrl: '' });
+  });
+
+  it('takes a device token as the credential (spec §4, decision 0030); a revoked one spends no nonce', async () => {
+    const member = await signedInMember(t, { agreed: false });
+    const exchanged = await postJson(t, EXCHANGE_OTTER_URL, { otterToken: member.otter, deviceId: member.deviceId });
+    const { deviceToken } = exchanged.json<{ deviceToken: string }>();
+    // Terms and forum sign-in with the device token alone: no cookie goes with postWithToken.
+    const request = forumRequest();
+    expect((await postWithToken(t, DISCOURSE_SSO_URL, request, deviceToken, member.deviceId)).json()).toEqual({ termsAgreed: false, redirectUrl: '' });
+    expect((await postWithToken(t, TERMS_AGREED_URL, {}, deviceToken, member.deviceId)).statusCode).toBe(200);
+    const answer = await postWithToken(t, DISCOURSE_SSO_URL, request, deviceToken, member.deviceId);
+    expect(answer.statusCode).toBe(200);
+    expect(forumAnswer(answer.json<{ redirectUrl: string }>().redirectUrl).fields.get('email')).toBe(member.email);
+
+    // Signed out with the device token: it answers 401, and the same request still goes through
+    // with another credential of the account (the page falls back to the browser's session).
+    expect((await postWithToken(t, API_BASE + CALLS.signout.path, {}, deviceToken, member.deviceId)).statusCode).toBe(200);
+    const next = forumRequest();
+    const revoked = await postWithToken(t, DISCOURSE_SSO_URL, next, deviceToken, member.deviceId);
+    expect(revoked.statusCode).toBe(401);
+    expect(revoked.json()).toEqual({ errorMessage: 'notSignedIn' });
+    const session = await signIn(t.app, member);
+    expect((await postWithToken(t, DISCOURSE_SSO_URL, next, session.otter, session.deviceId)).statusCode).toBe(200);
   });
 
   it('refuses termsAgreed without a session', async () => {

@@ -124,10 +124,11 @@ describe.skipIf(dbUnavailable)('Google accounts (decision 0019), against a real 
   it('refuses an email whose domain an organisation claimed with SSO required (ssoRequired)', async () => {
     const domain = `sso-${Date.now().toString(36)}.example`;
     await createOrganization(t.deps, { name: `Org ${domain}`, domain, ssoRequired: true }, CLI_META);
-    const email = `ann@${domain}`;
+    const email = `Ann@${domain}`;
     const refused = await signInWithGoogle(t, { email });
     expect(refused.statusCode).toBe(409);
-    expect(refused.json()).toEqual({ errorMessage: 'ssoRequired' });
+    // The address Google vouched for goes along, for the page's SSO sign-in link (decision 0022).
+    expect(refused.json()).toEqual({ errorMessage: 'ssoRequired', email });
     expect(await findUserByEmailKey(t.db, normalizeEmail(email))).toBeUndefined();
     expect((await auditTypes(t, email)).map((event) => event.type)).toEqual(['google.refused']);
   });

@@ -42,7 +42,8 @@ export async function resolveGoogleAccount(
   const emailKey = normalizeEmail(identity.email);
   const refuse = async (reason: Refusal, userId: string | null): Promise<never> => {
     await inTransaction(deps, (uow) => recordAudit(uow, { type: 'google.refused', meta, userId, emailKey, detail: { reason, issuer: identity.issuer } }));
-    throw new AppError(reason);
+    // ssoRequired carries the address, so the page's 'Sign in with SSO' link can fill it in.
+    throw new AppError(reason, reason === 'ssoRequired' ? { email: identity.email } : undefined);
   };
   // Spec §8: a domain that requires SSO is refused whatever the account (it says nothing of one).
   if (await ssoRequiredFor(deps, emailKey)) return refuse('ssoRequired', null);

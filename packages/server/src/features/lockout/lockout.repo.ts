@@ -1,10 +1,21 @@
 import { sql } from 'kysely';
+import { preparedStatement } from '../../db/prepared.js';
 import type { Db } from '../../db/schema.js';
 
 export interface FailureCount {
   failures: number;
   lockedUntil: number | null;
 }
+
+/** What a password sign-in needs of the account an email belongs to. */
+export interface SigninAccount {
+  id: string;
+  passwordHash: string | null;
+  emailVerifiedAt: number | null;
+  deactivatedAt: number | null;
+}
+
+const account = (db: Db, emailKey: string) => db.selectFrom('users').where('users.email_key', '=', emailKey);
 
 /**
  * Reserves one sign-in attempt for an email before any password is checked (decision 0003): a
@@ -14,23 +25,57 @@ export interface FailureCount {
  * the statement, on SQLite and PostgreSQL alike. The caller settles the reservation: a success
  * clears the count, a failure keeps it (and locks at the threshold), a right password on an
  * account that cannot sign in gives it back.
+ *
+ * The same statement reads the email's account (decision 0029): the upsert returns, beside the
+ * count, the account's columns through subqueries on the unique email key, so a sign-in reaches
+ * the password check after one round trip to the database. Compiled once, and prepared once per
+ * PostgreSQL connection, since it runs on every sign-in.
  */
-export async function reserveAttempt(db: Db, input: { emailKey: string; now: number }): Promise<FailureCount> {
-  const { emailKey, now } = input;
-  const lockExpired = sql<boolean>`login_failures.locked_until is not null and login_failures.locked_until <= ${now}`;
-  const row = await db
-    .insertInto('login_failures')
-    .values({ email_key: emailKey, failures: 1, last_failure_at: now, locked_until: null })
-    .onConflict((oc) =>
-      oc.column('email_key').doUpdateSet({
-        failures: sql<number>`case when ${lockExpired} then 1 else login_failures.failures + 1 end`,
-        last_failure_at: now,
-        locked_until: sql<number | null>`case when ${lockExpired} then null else login_failures.locked_until end`,
-      }),
-    )
-    .returning(['failures', 'locked_until'])
-    .executeTakeFirstOrThrow();
-  return { failures: row.failures, lockedUntil: row.locked_until };
+const reserveWithAccount = preparedStatement(
+  'foyer_signin_reserve',
+  ['emailKey', 'now'],
+  (db: Db, { emailKey, now }: { emailKey: string; now: number }) => {
+    const lockExpired = sql<boolean>`login_failures.locked_until is not null and login_failures.locked_until <= ${now}`;
+    return db
+      .insertInto('login_failures')
+      .values({ email_key: emailKey, failures: 1, last_failure_at: now, locked_until: null })
+      .onConflict((oc) =>
+        oc.column('email_key').doUpdateSet({
+          failures: sql<number>`case when ${lockExpired} then 1 else login_failures.failures + 1 end`,
+          last_failure_at: now,
+          locked_until: sql<number | null>`case when ${lockExpired} then null else login_failures.locked_until end`,
+        }),
+      )
+      .returning([
+        'failures',
+        'locked_until',
+        account(db, emailKey).select('users.id').as('user_id'),
+        account(db, emailKey).select('users.password_hash').as('user_password_hash'),
+        account(db, emailKey).select('users.email_verified_at').as('user_email_verified_at'),
+        account(db, emailKey).select('users.deactivated_at').as('user_deactivated_at'),
+      ]);
+  },
+);
+
+export async function reserveAttemptWithAccount(
+  db: Db,
+  input: { emailKey: string; now: number },
+): Promise<FailureCount & { account: SigninAccount | undefined }> {
+  const [row] = (await reserveWithAccount(db, input)).rows;
+  if (row === undefined) throw new Error('the sign-in reservation returned no row');
+  return {
+    failures: row.failures,
+    lockedUntil: row.locked_until,
+    account:
+      row.user_id === null
+        ? undefined
+        : {
+            id: row.user_id,
+            passwordHash: row.user_password_hash,
+            emailVerifiedAt: row.user_email_verified_at,
+            deactivatedAt: row.user_deactivated_at,
+          },
+  };
 }
 
 /**
@@ -56,9 +101,13 @@ export async function releaseAttempt(db: Db, emailKey: string): Promise<void> {
 }
 
 /** Forgets the failures of an email (after a success, or an administrator's unlock). */
+const deleteFailures = preparedStatement('foyer_lockout_clear', ['emailKey'], (db: Db, { emailKey }: { emailKey: string }) =>
+  db.deleteFrom('login_failures').where('email_key', '=', emailKey),
+);
+
 export async function clearFailures(db: Db, emailKey: string): Promise<number> {
-  const result = await db.deleteFrom('login_failures').where('email_key', '=', emailKey).executeTakeFirst();
-  return Number(result.numDeletedRows);
+  const result = await deleteFailures(db, { emailKey });
+  return Number(result.numAffectedRows ?? 0);
 }
 
 export async function getFailureCount(db: Db, emailKey: string): Promise<FailureCount | undefined> {

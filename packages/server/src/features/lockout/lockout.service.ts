@@ -1,6 +1,6 @@
 import { LIMITS } from '@foyer/contract';
 import type { UnitOfWork } from '../../lib/unit-of-work.js';
-import { clearFailures, lockAfterFailure, releaseAttempt, reserveAttempt } from './lockout.repo.js';
+import { clearFailures, lockAfterFailure, releaseAttempt, reserveAttemptWithAccount, type SigninAccount } from './lockout.repo.js';
 
 /** Spec §9: the lock lasts 30 minutes. */
 export const LOCK_MS = LIMITS.accountLockMinutes * 60 * 1000;
@@ -15,13 +15,15 @@ export interface Reservation {
   number: number;
   locked: boolean;
   refused: boolean;
+  /** The email's account, read in the same statement that counted the attempt (decision 0029). */
+  account: SigninAccount | undefined;
 }
 
 /** Counts the attempt before any password is checked. */
 export async function reserve(uow: UnitOfWork, emailKey: string, threshold: number): Promise<Reservation> {
-  const count = await reserveAttempt(uow.db, { emailKey, now: uow.now });
+  const count = await reserveAttemptWithAccount(uow.db, { emailKey, now: uow.now });
   const locked = count.lockedUntil !== null && count.lockedUntil > uow.now;
-  return { emailKey, number: count.failures, locked, refused: locked || count.failures > threshold };
+  return { emailKey, number: count.failures, locked, refused: locked || count.failures > threshold, account: count.account };
 }
 
 /** A wrong password: the attempt stays counted; true when it was the one that reached the threshold (now locked). */

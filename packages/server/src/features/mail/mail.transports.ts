@@ -3,6 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
+import { inClientSpan } from '../tracing/tracing.js';
 import { insertDevMailbox } from './outbox.repo.js';
 
 /** One outbox row on its way out. */
@@ -49,10 +50,13 @@ export function smtpTransport(input: { url: string; from: string }): MailTranspo
     { from: input.from },
   );
   const fromDomain = /@([^>\s]+)>?\s*$/.exec(input.from)?.[1] ?? 'localhost';
+  const server = smtpServerOf(input.url);
   return {
     name: 'smtp',
     async send(mail) {
-      await transporter.sendMail({
+      // Decision 0026: a client span per message with the server and the mail's kind, never an address.
+      await inClientSpan('smtp send', { 'network.protocol.name': 'smtp', ...server, 'foyer.mail.kind': mail.kind }, () =>
+        transporter.sendMail({
         to: mail.to,
         subject: mail.subject,
         text: mail.text,
@@ -61,12 +65,20 @@ export function smtpTransport(input: { url: string; from: string }): MailTranspo
         // (at least once) is recognisably the same message, and receivers can drop the copy.
         messageId: `<${mail.id}@${fromDomain}>`,
         headers: { 'Auto-Submitted': 'auto-generated', 'Content-Language': mail.locale, 'X-Foyer-Mail-Kind': mail.kind },
-      });
+        }),
+      );
     },
     async close(options) {
       transporter.close({ force: options?.force === true });
     },
   };
+}
+
+/** The SMTP server's host and port for a span: SMTP_URL without its credentials. */
+function smtpServerOf(url: string): { 'server.address': string; 'server.port': number } {
+  const parsed = new URL(url);
+  const port = parsed.port === '' ? (parsed.protocol === 'smtps:' ? 465 : 587) : Number(parsed.port);
+  return { 'server.address': parsed.hostname, 'server.port': port };
 }
 
 /** The http(s) links in a text part: what the dev mailbox shows as clickable and logs. */

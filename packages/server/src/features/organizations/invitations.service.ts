@@ -1,15 +1,15 @@
-import { isSupportedLocale, isValidEmail, normalizeEmail, routePath, type Locale } from '@foyer/contract';
+import { ROUTES, isSupportedLocale, isValidEmail, normalizeEmail, routePath, type Locale } from '@foyer/contract';
 import { isUniqueViolation } from '../../db/errors.js';
 import { inTransaction } from '../../lib/unit-of-work.js';
 import type { Deps } from '../../deps.js';
 import { recordAudit, type RequestMeta } from '../audit/audit.service.js';
 import { absoluteLink, queueMail } from '../mail/mail.service.js';
 import { mailLocale } from '../mail/mail.template.js';
-import { lifetimeOf } from '../tokens/purposes.js';
-import { issueToken } from '../tokens/tokens.js';
+import { SETUP_PURPOSES, lifetimeOf } from '../tokens/purposes.js';
+import { issueToken, spendOpenTokens } from '../tokens/tokens.js';
 import { findUserByEmailKey, insertUser, newUserRow, type UserRow } from '../users/users.repo.js';
-import { invitationMail } from './invitation.mail.js';
-import { OrganizationError, findOrganization } from './organizations.service.js';
+import { invitationMail, ssoInvitationMail } from './invitation.mail.js';
+import { OrganizationError, findOrganization, ssoRequiredFor } from './organizations.service.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -26,6 +26,10 @@ export interface Invitation {
  * again sends a fresh link and invalidates the previous one. An account that is set up, belongs
  * to another organisation or to no organisation is left alone (decision 0009): the link would
  * otherwise sign its holder in without a password.
+ *
+ * When an organisation requires SSO for the email's domain (decision 0022) the mail links to
+ * /sso-sign-in with the address filled in instead, and no setup link is issued; any the member
+ * still holds from before the requirement stops working, so no password can be set there.
  */
 export async function inviteMember(deps: Deps, input: { org: string; email: string; locale?: string }, meta: RequestMeta): Promise<Invitation> {
   const org = await findOrganization(deps, input.org);
@@ -47,19 +51,31 @@ export async function inviteMember(deps: Deps, input: { org: string; email: stri
       const locale: Locale = input.locale !== undefined ? mailLocale(input.locale) : mailLocale(existing?.locale);
       const user: UserRow = existing ?? newUserRow({ email, emailKey, locale, orgId: org.id, now });
       if (existing === undefined) await insertUser(trx, user);
-      const token = await issueToken(uow, { userId: user.id, purpose: 'invitation' });
-      await queueMail(uow, deps.config, {
-        to: user.email,
-        locale,
-        template: invitationMail,
-        data: {
-          organization: org.name,
-          link: absoluteLink(deps.config, routePath('setupAccount', { token })),
-          days: lifetimeOf('invitation') / DAY_MS,
-        },
-      });
+      const sso = await ssoRequiredFor(uow, emailKey);
+      if (sso) {
+        await spendOpenTokens(uow, user.id, SETUP_PURPOSES);
+        const query = new URLSearchParams({ email: user.email });
+        await queueMail(uow, deps.config, {
+          to: user.email,
+          locale,
+          template: ssoInvitationMail,
+          data: { organization: org.name, link: absoluteLink(deps.config, `${ROUTES.ssoSignIn}?${query.toString()}`) },
+        });
+      } else {
+        const token = await issueToken(uow, { userId: user.id, purpose: 'invitation' });
+        await queueMail(uow, deps.config, {
+          to: user.email,
+          locale,
+          template: invitationMail,
+          data: {
+            organization: org.name,
+            link: absoluteLink(deps.config, routePath('setupAccount', { token })),
+            days: lifetimeOf('invitation') / DAY_MS,
+          },
+        });
+      }
       const resent = existing !== undefined;
-      await recordAudit(uow, { type: 'org.invited', meta, userId: user.id, emailKey, detail: { orgId: org.id, resent } });
+      await recordAudit(uow, { type: 'org.invited', meta, userId: user.id, emailKey, detail: { orgId: org.id, resent, sso } });
       return { user, resent };
     });
 

@@ -6,7 +6,7 @@ import { inTransaction } from '../../lib/unit-of-work.js';
 import { recordAudit, type RequestMeta } from '../audit/audit.service.js';
 import { absoluteLink, queueMail } from '../mail/mail.service.js';
 import { deleteSessionsOfUser } from '../sessions/sessions.repo.js';
-import { RESET_PURPOSES, SETUP_PURPOSES } from '../tokens/purposes.js';
+import { EMAIL_CHANGE_PURPOSES, RESET_PURPOSES, SETUP_PURPOSES } from '../tokens/purposes.js';
 import { findToken, spendOpenTokens, spendPresentedToken, usableToken, type TokenRow } from '../tokens/tokens.js';
 import { clearLockout } from '../lockout/lockout.service.js';
 import { dropPendingCredentials } from '../signup/signup.repo.js';
@@ -75,7 +75,8 @@ export async function resetPassword(deps: Deps, input: { token: string; hashPass
     if (user.password_hash !== null) await pushPasswordHistory(trx, { userId: user.id, passwordHash: user.password_hash, now });
     const sessionsEnded = await deleteSessionsOfUser(trx, user.id);
     const lockCleared = await clearLockout(uow, user.email_key);
-    await spendOpenTokens(uow, user.id, [...SETUP_PURPOSES, ...RESET_PURPOSES], 'passwordReset');
+    // A pending email change ends too (decision 0023): its notice sends the owner here.
+    await spendOpenTokens(uow, user.id, [...SETUP_PURPOSES, ...RESET_PURPOSES, ...EMAIL_CHANGE_PURPOSES], 'passwordReset');
     // The owner proved the mailbox: no other sign-up's password may still answer for the email.
     await dropPendingCredentials(trx, user.email_key);
     await queueMail(uow, deps.config, {

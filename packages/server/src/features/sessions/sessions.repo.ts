@@ -1,4 +1,5 @@
-import type { CompiledQuery, Insertable } from 'kysely';
+import type { Insertable } from 'kysely';
+import { preparedStatement } from '../../db/prepared.js';
 import type { Db, SessionsTable } from '../../db/schema.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -9,12 +10,26 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  */
 export const DEVICE_TOKEN_LIFETIME = { absoluteMs: 365 * DAY_MS, idleMs: 90 * DAY_MS } as const;
 
-export async function insertSession(db: Db, row: Insertable<SessionsTable>): Promise<void> {
-  await db.insertInto('sessions').values(row).execute();
+type NewSession = Required<Insertable<SessionsTable>>;
+
+/** Every sign-in ends here: compiled once, prepared once per PostgreSQL connection (decision 0029). */
+const insertSessionRow = preparedStatement(
+  'foyer_session_insert',
+  ['id', 'user_id', 'device_id', 'created_at', 'last_seen_at', 'expires_at', 'kind'],
+  (db: Db, row: NewSession) => db.insertInto('sessions').values(row),
+);
+
+export async function insertSession(db: Db, row: NewSession): Promise<void> {
+  await insertSessionRow(db, row);
 }
 
-function sessionWithUserQuery(db: Db, id: string) {
-  return db
+/**
+ * The session check's only query: a primary-key lookup joined to its user. It runs on every
+ * signed-in request, so it stays one indexed read, compiled once and, on PostgreSQL, prepared once
+ * per connection (decision 0029).
+ */
+const sessionWithUser = preparedStatement('foyer_session_with_user', ['id'], (db: Db, { id }: { id: string }) =>
+  db
     .selectFrom('sessions')
     .innerJoin('users', 'users.id', 'sessions.user_id')
     .select([
@@ -30,25 +45,14 @@ function sessionWithUserQuery(db: Db, id: string) {
       'users.email_verified_at',
       'users.deactivated_at',
     ])
-    .where('sessions.id', '=', id);
-}
+    .where('sessions.id', '=', id),
+);
 
-type SessionWithUser = Awaited<ReturnType<ReturnType<typeof sessionWithUserQuery>['executeTakeFirstOrThrow']>>;
-const compiledSessionQueries = new WeakMap<Db, CompiledQuery<SessionWithUser>>();
+type SessionWithUser = Awaited<ReturnType<typeof sessionWithUser>>['rows'][number];
 
-/**
- * The session check's only query: a primary-key lookup joined to its user. It runs on every
- * signed-in request, so it stays one indexed read, built once per database handle (its only
- * parameter is the id) instead of on every request.
- */
 export async function findSessionWithUser(db: Db, id: string): Promise<SessionWithUser | undefined> {
-  let compiled = compiledSessionQueries.get(db);
-  if (compiled === undefined) {
-    compiled = sessionWithUserQuery(db, '').compile();
-    compiledSessionQueries.set(db, compiled);
-  }
-  const result = await db.executeQuery<SessionWithUser>({ ...compiled, parameters: [id] });
-  return result.rows[0];
+  const { rows } = await sessionWithUser(db, { id });
+  return rows[0];
 }
 
 export async function touchSession(db: Db, id: string, at: number): Promise<void> {

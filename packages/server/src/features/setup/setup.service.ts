@@ -8,6 +8,7 @@ import { createSession, type StartedSession } from '../sessions/sessions.service
 import { findRedirectTo, mergeAttribution, type AttributionInput } from '../attribution/attribution.repo.js';
 import { findUserById, type UserRow } from '../users/users.repo.js';
 import { findOrganizationById } from '../organizations/organizations.repo.js';
+import { ssoRequiredFor } from '../organizations/organizations.service.js';
 import { dropPendingCredentials, findSignupAttempt } from '../signup/signup.repo.js';
 import { activateSignup, completeUserSetup, type PendingCredential, type SetupValues } from './setup.repo.js';
 import { SETUP_PURPOSES } from '../tokens/purposes.js';
@@ -72,6 +73,10 @@ async function pendingSetup(deps: Pick<Deps, 'db' | 'clock'>, token: string): Pr
   const row = usableToken(found, SETUP_PURPOSES, deps.clock.now());
   // A deactivated account gets nothing from an old link.
   if (user === undefined || user.deactivated_at !== null) throw new AppError('invalidToken');
+  // Decision 0022: where an organisation requires SSO no password is set, so a link from before
+  // the requirement is dead; spec §8's text asks the administrator to re-send, and the new
+  // invitation links to SSO sign-in.
+  if (await ssoRequiredFor(deps, user.email_key)) throw new AppError('invalidToken');
   const signup = await pendingSignup(deps, row);
   if (signup === undefined) return { token: row, user, missing: missingFields(user) };
   // What the account will hold once this sign-up is activated.

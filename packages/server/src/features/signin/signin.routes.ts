@@ -2,8 +2,9 @@ import { normalizeEmail } from '@foyer/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { callRoute } from '../../lib/call-route.js';
 import { requestMeta } from '../audit/audit.service.js';
-import { readSessionToken, startSession } from '../sessions/sessions.http.js';
-import { endSession } from '../sessions/sessions.service.js';
+import { setSessionCookie } from '../../lib/cookies.js';
+import { readSessionToken } from '../sessions/sessions.http.js';
+import { createSession, endSession } from '../sessions/sessions.service.js';
 import { SIGNIN_PER_IP, signinPerEmail } from './signin.limits.js';
 import { verifyCredentials } from './signin.service.js';
 
@@ -17,11 +18,15 @@ export const signinRoutes: FastifyPluginAsyncZod = async (app) => {
     ],
     handler: async (request, reply) => {
       const { email, hashPassword, deviceId } = request.body;
-      const userId = await verifyCredentials(app, { email, hashPassword }, requestMeta(request));
-      // A sign-in replaces whatever session this browser held: no token outlives a new login.
-      await endSession(app, readSessionToken(request, app));
-      const otter = await startSession(app, reply, { userId, deviceId });
-      return { otter };
+      const previous = readSessionToken(request, app);
+      // In the transaction of the success's other writes (decision 0029). A sign-in replaces
+      // whatever session this browser held: no token outlives a new login.
+      const started = await verifyCredentials(app, { email, hashPassword }, requestMeta(request), async (uow, userId) => {
+        await endSession(uow, previous);
+        return createSession(uow, app.config, { userId, deviceId });
+      });
+      setSessionCookie(reply, app.config, started.token);
+      return { otter: started.token };
     },
   });
 };

@@ -1,12 +1,13 @@
 import { normalizeEmail } from '@foyer/contract';
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../lib/errors.js';
-import { unitOfWork } from '../../lib/unit-of-work.js';
+import { unitOfWork, type UnitOfWork } from '../../lib/unit-of-work.js';
 import { recordAudit, type RequestMeta } from '../audit/audit.service.js';
 import { clearLockout, giveBack, reserve, settleFailure } from '../lockout/lockout.service.js';
+import { ssoRequiredFor } from '../organizations/organizations.service.js';
 import { findPendingCredentials } from '../signup/signup.repo.js';
 import { lifetimeOf } from '../tokens/purposes.js';
-import { findUserByEmailKey, setPasswordHash } from '../users/users.repo.js';
+import { setPasswordHash } from '../users/users.repo.js';
 
 /**
  * How many of an email's newest pending sign-ups a failed password is also checked against
@@ -37,7 +38,8 @@ export async function matchingPendingSignup(deps: Deps, emailKey: string, hashPa
 }
 
 /**
- * Checks an email and password and returns the account id, or throws the spec's code (§8).
+ * Checks an email and password and returns the account id, or throws the spec's code (§8). With
+ * `finish`, returns what it returns instead: it runs inside the transaction of the success's writes.
  *
  * The order closes account enumeration (ASVS V6.3.8, ARCHITECTURE.md): every path that stops
  * before the password matched costs the same argon2 work and answers the same for known and
@@ -45,24 +47,44 @@ export async function matchingPendingSignup(deps: Deps, emailKey: string, hashPa
  * knows its password. The attempt is counted before any hashing (decision 0003: reserve, then
  * settle), so parallel guesses cannot get more than the threshold checked.
  */
-export async function verifyCredentials(deps: Deps, input: SignInInput, meta: RequestMeta): Promise<string> {
+export async function verifyCredentials(deps: Deps, input: SignInInput, meta: RequestMeta): Promise<string>;
+export async function verifyCredentials<T>(
+  deps: Deps,
+  input: SignInInput,
+  meta: RequestMeta,
+  finish: (uow: UnitOfWork, userId: string) => Promise<T>,
+): Promise<T>;
+export async function verifyCredentials(
+  deps: Deps,
+  input: SignInInput,
+  meta: RequestMeta,
+  finish: (uow: UnitOfWork, userId: string) => Promise<unknown> = (_uow, userId) => Promise.resolve(userId),
+): Promise<unknown> {
   const emailKey = normalizeEmail(input.email);
   const { passwords } = deps;
   const threshold = deps.config.lockoutThreshold;
   const uow = unitOfWork(deps);
 
+  // Decision 0022: a domain whose organisation requires SSO has no password sign-in. Answered
+  // from the domain alone, before any account is looked up or any password checked, so known and
+  // unknown addresses there answer alike and no guess is ever verified (nothing to count).
+  if (await ssoRequiredFor(deps, emailKey)) {
+    await recordAudit(uow, { type: 'signin.failure', meta, userId: null, emailKey, detail: { reason: 'ssoRequired' } });
+    throw new AppError('ssoRequired');
+  }
+
   const attempt = await reserve(uow, emailKey, threshold);
   if (attempt.refused) {
     // Same work as a real attempt, so a lock cannot be told apart by timing either.
     await passwords.verifyDummy(input.hashPassword);
-    const locked = await findUserByEmailKey(deps.db, emailKey);
     const reason = attempt.locked ? 'locked' : 'overThreshold';
-    await recordAudit(uow, { type: 'signin.locked', meta, userId: locked?.id ?? null, emailKey, detail: { reason, failures: attempt.number } });
+    await recordAudit(uow, { type: 'signin.locked', meta, userId: attempt.account?.id ?? null, emailKey, detail: { reason, failures: attempt.number } });
     throw new AppError('accountLocked');
   }
 
-  const user = await findUserByEmailKey(deps.db, emailKey);
-  const storedHash = user?.password_hash ?? null;
+  // Read by the reservation's own statement (decision 0029).
+  const user = attempt.account;
+  const storedHash = user?.passwordHash ?? null;
   const matched = storedHash === null ? await passwords.verifyDummy(input.hashPassword) : await passwords.verify(storedHash, input.hashPassword);
 
   if (!matched || user === undefined || storedHash === null) {
@@ -72,7 +94,7 @@ export async function verifyCredentials(deps: Deps, input: SignInInput, meta: Re
       await recordAudit(uow, { type: 'signin.failure', meta, userId, emailKey, detail: { reason: 'pendingSignup' } });
       throw new AppError('unverifiedAccount');
     }
-    const reason = user === undefined ? 'unknownEmail' : user.password_hash === null ? 'noPassword' : 'wrongPassword';
+    const reason = user === undefined ? 'unknownEmail' : user.passwordHash === null ? 'noPassword' : 'wrongPassword';
     await recordAudit(uow, { type: 'signin.failure', meta, userId, emailKey, detail: { reason, failures: attempt.number } });
     if (await settleFailure(uow, attempt, threshold)) {
       await recordAudit(uow, { type: 'signin.locked', meta, userId, emailKey, detail: { reason: 'threshold', failures: attempt.number } });
@@ -83,22 +105,28 @@ export async function verifyCredentials(deps: Deps, input: SignInInput, meta: Re
 
   // From here on the caller knows the password, so the account's state may be told; the
   // reservation is given back, since a right password is no failure.
-  if (user.deactivated_at !== null) {
+  if (user.deactivatedAt !== null) {
     await giveBack(uow, attempt);
     await recordAudit(uow, { type: 'signin.failure', meta, userId: user.id, emailKey, detail: { reason: 'deactivated' } });
     throw new AppError('deactivatedAccount');
   }
-  if (user.email_verified_at === null) {
+  if (user.emailVerifiedAt === null) {
     await giveBack(uow, attempt);
     await recordAudit(uow, { type: 'signin.failure', meta, userId: user.id, emailKey, detail: { reason: 'unverified' } });
     throw new AppError('unverifiedAccount');
   }
 
-  await clearLockout(uow, emailKey);
-  if (passwords.needsRehash(storedHash)) {
-    // Parameters were raised since this hash was made: store it at today's cost (ASVS V11.4.2).
-    await setPasswordHash(deps.db, user.id, await passwords.hash(input.hashPassword), uow.now);
-  }
-  await recordAudit(uow, { type: 'signin.success', meta, userId: user.id, emailKey, detail: { method: 'password' } });
-  return user.id;
+  // Parameters were raised since this hash was made: store it at today's cost (ASVS V11.4.2).
+  // Hashed before the transaction, which must not hold the database while argon2 runs.
+  const rehashed = passwords.needsRehash(storedHash) ? await passwords.hash(input.hashPassword) : undefined;
+  // The success's writes in one transaction (decision 0029): the count cleared, the audit row and
+  // whatever `finish` writes (the route's new session) are kept together or not at all.
+  const userId = user.id;
+  return deps.db.transaction().execute(async (trx) => {
+    const work: UnitOfWork = { db: trx, now: uow.now };
+    await clearLockout(work, emailKey);
+    if (rehashed !== undefined) await setPasswordHash(trx, userId, rehashed, uow.now);
+    await recordAudit(work, { type: 'signin.success', meta, userId, emailKey, detail: { method: 'password' } });
+    return finish(work, userId);
+  });
 }

@@ -1,5 +1,5 @@
 import { SAML, ValidateInResponseTo } from '@node-saml/node-saml';
-import { NS, UnsafeXmlError, allElements, childElements, onlyChild, parseUntrustedXml, soleText } from './saml.xml.js';
+import { NS, UnsafeXmlError, childElements, elementsNamed, onlyChild, parseUntrustedXml, soleText } from './saml.xml.js';
 import { SsoFailure } from './sso.failure.js';
 
 /** At most this much clock difference between the IdP and this service (SAML timestamps). */
@@ -90,40 +90,69 @@ function instant(value: string | null, what: string): number | undefined {
   return at;
 }
 
+/** Signature and digest methods accepted (SHA-1, still understood by xml-crypto, is not). */
+const SIGNATURE_METHODS = new Set([
+  'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256',
+  'http://www.w3.org/2001/04/xmldsig-more#rsa-sha512',
+  'http://www.w3.org/2007/05/xmldsig-more#sha256-rsa-MGF1',
+]);
+const DIGEST_METHODS = new Set(['http://www.w3.org/2001/04/xmlenc#sha256', 'http://www.w3.org/2001/04/xmlenc#sha512']);
+
+/** An attribute that a signature reference may name an element by: `ID`, `Id`, `id`, in any namespace (`xml:id`, `wsu:Id`), not `xmlns:id`. */
+const isIdAttribute = (attribute: Attr) =>
+  (attribute.localName ?? attribute.name).toLowerCase() === 'id' && attribute.namespaceURI !== 'http://www.w3.org/2000/xmlns/';
+
 /**
  * The shape checks made before any signature is looked at. Each closes a published way of making
  * a verifier check one element while the application reads another (XML signature wrapping,
- * Somorovsky et al. 2012, "On Breaking SAML"):
- * - exactly one Assertion in the whole document, a direct child of the Response (XSW variants
- *   hide the genuine signed assertion in Extensions, in the Signature's Object, or beside a
- *   forged one);
+ * XSW1–XSW8 of Somorovsky et al. 2012, "On Breaking SAML", and SAML Raider's variants). Elements
+ * are counted by local name in any namespace, as node-saml's XPath finds them, so an `Assertion`
+ * or `Signature` in a made-up namespace cannot hide from one reader and not the other:
  * - no EncryptedAssertion (this service holds no decryption key);
- * - no two elements sharing an ID (`ID`, `Id` or `id`): a signature reference must name one element;
- * - signatures only directly under the Response and the Assertion, at most one each.
+ * - exactly one Assertion in the whole document, in the SAML namespace and a direct child of the
+ *   Response (XSW variants hide the genuine signed assertion in Extensions, in the Signature's
+ *   Object, inside a forged assertion, or beside one);
+ * - no Response inside the Response (XSW1 and XSW2 keep the signed original there);
+ * - no two elements sharing an ID (`ID`, `Id` or `id`, namespaced or not): a signature reference
+ *   must name one element;
+ * - signatures only directly under the Response and the Assertion, at most one each, each with
+ *   one reference to its own parent (checked again by node-saml), by RSA with SHA-256 or SHA-512.
  */
 function checkShape(doc: Document): { response: Element; assertion: Element; responseSigned: boolean } {
   const response = doc.documentElement;
   if (response === null || response.namespaceURI !== NS.protocol || response.localName !== 'Response') refuse('not a SAML Response');
-  const assertions = allElements(doc, NS.assertion, 'Assertion');
+  if (elementsNamed(doc, 'Response').length !== 1) refuse('a Response inside the Response');
+  if (elementsNamed(doc, 'EncryptedAssertion').length > 0) refuse('encrypted assertion, and no decryption key is configured');
+  const assertions = elementsNamed(doc, 'Assertion');
   if (assertions.length !== 1) refuse(`${assertions.length} assertions`);
   const assertion = assertions[0] as Element;
+  if (assertion.namespaceURI !== NS.assertion) refuse('the assertion is not in the SAML namespace');
   if (assertion.parentNode !== response) refuse('the assertion is not a child of the response');
-  if (allElements(doc, NS.assertion, 'EncryptedAssertion').length > 0) refuse('encrypted assertion');
 
   const ids = new Set<string>();
   for (const element of Array.from(doc.getElementsByTagName('*'))) {
-    for (const name of ['ID', 'Id', 'id']) {
-      const value = element.getAttribute(name);
-      if (value === null || value === '') continue;
-      if (ids.has(value)) refuse('two elements share an ID');
-      ids.add(value);
+    for (const attribute of Array.from(element.attributes)) {
+      if (!isIdAttribute(attribute) || attribute.value === '') continue;
+      if (ids.has(attribute.value)) refuse('two elements share an ID');
+      ids.add(attribute.value);
     }
   }
-  const signatures = allElements(doc, NS.dsig, 'Signature');
+  const signatures = elementsNamed(doc, 'Signature');
   const responseSignatures = childElements(response, NS.dsig, 'Signature');
   const assertionSignatures = childElements(assertion, NS.dsig, 'Signature');
   if (responseSignatures.length > 1 || assertionSignatures.length !== 1) refuse('the assertion is not signed exactly once');
   if (signatures.length !== responseSignatures.length + assertionSignatures.length) refuse('a signature in an unexpected place');
+  for (const signature of signatures) {
+    const parentId = (signature.parentNode as Element).getAttribute('ID') ?? '';
+    const references = elementsNamed(signature, 'Reference');
+    if (references.length !== 1 || parentId === '' || references[0]?.getAttribute('URI') !== `#${parentId}`) {
+      refuse('a signature does not reference its own parent');
+    }
+    const methods = elementsNamed(signature, 'SignatureMethod').map((method) => method.getAttribute('Algorithm') ?? '');
+    const digests = elementsNamed(signature, 'DigestMethod').map((method) => method.getAttribute('Algorithm') ?? '');
+    if (methods.length !== 1 || !methods.every((method) => SIGNATURE_METHODS.has(method))) refuse(`signature method ${methods.join(' ')}`);
+    if (digests.length !== 1 || !digests.every((digest) => DIGEST_METHODS.has(digest))) refuse(`digest method ${digests.join(' ')}`);
+  }
   return { response, assertion, responseSigned: responseSignatures.length === 1 };
 }
 
@@ -152,6 +181,16 @@ function attributeValue(assertion: Element, names: readonly string[]): string | 
  * `InResponseTo` agrees with the assertion's.
  */
 export async function validateSamlResponse(settings: SamlConnectionSettings, samlResponse: string, now: number): Promise<SamlAssertion> {
+  try {
+    return await validate(settings, samlResponse, now);
+  } catch (error) {
+    // Whatever else a hostile document makes a parser or library throw is a refusal, not a 500.
+    if (error instanceof SsoFailure) throw error;
+    refuse(`unreadable: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+async function validate(settings: SamlConnectionSettings, samlResponse: string, now: number): Promise<SamlAssertion> {
   const compact = samlResponse.replace(/\s+/g, '');
   if (compact.length === 0 || compact.length > (MAX_RESPONSE_BYTES * 4) / 3 + 4 || !/^[A-Za-z0-9+/]+={0,2}$/.test(compact)) {
     refuse('SAMLResponse is not base64 of an acceptable size');
@@ -164,15 +203,20 @@ export async function validateSamlResponse(settings: SamlConnectionSettings, sam
     if (error instanceof UnsafeXmlError) refuse(error.message);
     throw error;
   }
-  const { response, responseSigned } = checkShape(doc);
+  const { response, assertion: received, responseSigned } = checkShape(doc);
 
-  const destination = response.getAttribute('Destination');
-  if (destination !== null && destination !== settings.acsUrl) refuse('Destination is not this assertion consumer');
+  // Optional on an unsigned Response (SAML Bindings §3.5.5.2); the signed Recipient is what binds
+  // the assertion to this consumer. xmldom answers '' for an absent attribute, hence hasAttribute.
+  if (response.hasAttribute('Destination') && response.getAttribute('Destination') !== settings.acsUrl) {
+    refuse('Destination is not this assertion consumer');
+  }
   const status = onlyChild(response, NS.protocol, 'Status');
   const statusCode = status === undefined ? undefined : onlyChild(status, NS.protocol, 'StatusCode');
   if (statusCode?.getAttribute('Value') !== SUCCESS) refuse(`status ${statusCode?.getAttribute('Value') ?? 'missing'}`);
-  const responseIssuer = onlyChild(response, NS.assertion, 'Issuer');
-  if (responseIssuer !== undefined && soleText(responseIssuer) !== settings.idpEntityId) refuse('the response names another issuer');
+  const responseIssuers = childElements(response, NS.assertion, 'Issuer');
+  if (responseIssuers.some((issuer) => soleText(issuer) !== settings.idpEntityId) || responseIssuers.length > 1) {
+    refuse('the response names another issuer');
+  }
 
   let signedXml: string;
   try {
@@ -191,6 +235,8 @@ export async function validateSamlResponse(settings: SamlConnectionSettings, sam
   if (assertion === null || assertion.namespaceURI !== NS.assertion || assertion.localName !== 'Assertion') refuse('signed content is not an assertion');
   const assertionId = assertion.getAttribute('ID') ?? '';
   if (assertionId === '') refuse('assertion without ID');
+  // The signed assertion must be the one element the shape checks found, not a copy from elsewhere.
+  if (assertionId !== received.getAttribute('ID')) refuse('the signed assertion is not the one in the response');
   const issuer = onlyChild(assertion, NS.assertion, 'Issuer');
   if (issuer === undefined || soleText(issuer) !== settings.idpEntityId) refuse('the assertion names another issuer');
 

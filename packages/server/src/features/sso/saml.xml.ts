@@ -17,19 +17,28 @@ export class UnsafeXmlError extends Error {
  * - any comment: `alice@corp.example<!---->.evil.example` in a NameID canonicalises, and so
  *   verifies, as the signed text while a parser that reads the first text node sees another
  *   (the comment-truncation attack of CVE-2017-11427 and its siblings);
+ * - a CDATA section (SAML values are plain text; CDATA is one more way to split a value so
+ *   that two readers see different text);
  * - processing instructions other than the XML declaration;
+ * - anything the parser itself reports as malformed, or throws on.
  * Metadata, which an administrator chose and whose text is never read across a comment, may
  * keep its comments (`allowComments`).
- * - anything the parser itself reports as malformed.
  */
 export function parseUntrustedXml(xml: string, options: { allowComments?: boolean } = {}): Document {
-  if (/<!DOCTYPE|<!ENTITY|<!\[CDATA\[/i.test(xml)) throw new UnsafeXmlError('doctype, entity or CDATA');
+  if (/<!DOCTYPE|<!ENTITY/i.test(xml)) throw new UnsafeXmlError('doctype or entity declaration');
+  if (xml.includes('<![CDATA[')) throw new UnsafeXmlError('CDATA section');
   if (options.allowComments !== true && xml.includes('<!--')) throw new UnsafeXmlError('comment');
   // One XML declaration at the very start is all SAML uses; any other `<?…?>` is refused.
   if (/<\?/.test(xml.replace(/^\uFEFF?\s*<\?xml\s[^?]*\?>/, ''))) throw new UnsafeXmlError('processing instruction');
   const problems: string[] = [];
   const record = (message: string) => problems.push(message);
-  const doc = new DOMParser({ errorHandler: { warning: record, error: record, fatalError: record } }).parseFromString(xml, 'text/xml');
+  let doc: Document;
+  try {
+    doc = new DOMParser({ errorHandler: { warning: record, error: record, fatalError: record } }).parseFromString(xml, 'text/xml');
+  } catch (error) {
+    // xmldom throws on some input instead of reporting it: malformed all the same.
+    throw new UnsafeXmlError(`malformed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
   if (problems.length > 0 || doc.documentElement === null) throw new UnsafeXmlError(`malformed: ${problems[0] ?? 'no root'}`);
   return doc;
 }
@@ -66,4 +75,12 @@ export function soleText(element: Element): string | undefined {
 /** Every element in the document with this namespace and local name, at any depth. */
 export function allElements(doc: Document | Element, ns: string, localName: string): Element[] {
   return Array.from(doc.getElementsByTagNameNS(ns, localName));
+}
+
+/**
+ * Every element with this local name at any depth, in any namespace or none: what a reader
+ * that matches on `local-name()` alone (as node-saml's XPath does) would find.
+ */
+export function elementsNamed(doc: Document | Element, localName: string): Element[] {
+  return Array.from(doc.getElementsByTagNameNS('*', localName));
 }

@@ -57,6 +57,16 @@ export async function consumeSamlResponse(
 }
 
 /**
+ * The library's own words for a refusal, from the error's causes (openid-client's summary, then
+ * oauth4webapi's, which names the claim or check that failed): for the audit log, never the page.
+ */
+function causes(error: Error): string {
+  const messages: string[] = [];
+  for (let cause = error.cause; cause instanceof Error && messages.length < 3; cause = cause.cause) messages.push(cause.message);
+  return messages.length === 0 ? '' : `: ${messages.join(': ')}`;
+}
+
+/**
  * The OpenID Connect callback: the `state` must name a request of this connection (single use,
  * ten minutes), whose PKCE verifier and nonce the exchange needs; the provider's own error (the
  * person cancelled, the client is not allowed) is a refusal too.
@@ -82,7 +92,7 @@ export async function consumeOidcCallback(
         .exchange({ code: input.code, state: input.state, codeVerifier: request.code_verifier, nonce: request.nonce });
     } catch (error) {
       if (isAppError(error) && error.code === 'unavailable') throw new SsoFailure('1005', 'the provider cannot be reached', { cause: error });
-      if (isAppError(error)) throw new SsoFailure('1002', 'the code or ID token was refused', { cause: error });
+      if (isAppError(error)) throw new SsoFailure('1002', `the code or ID token was refused${causes(error)}`, { cause: error });
       throw error;
     }
     return completeSso(

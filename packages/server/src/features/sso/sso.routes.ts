@@ -13,8 +13,15 @@ import { startSso } from './sso.service.js';
 import { ssoUrls } from './sso.urls.js';
 
 const ConnectionParams = z.object({ connectionId: z.string().min(1).max(64) });
+/**
+ * The assertion consumer takes a larger form than other routes, so that an oversized response is
+ * refused by the consumer (1002 on the landing page, audited) rather than by the framework.
+ */
+const ACS_BODY_LIMIT_BYTES = 256 * 1024;
 /** The HTTP-POST binding's form: SAMLResponse and RelayState (SAML Bindings §3.5.4). */
-const AcsBody = z.object({ SAMLResponse: z.string().max(65_536).optional(), RelayState: z.string().max(2048).optional() }).loose();
+const AcsBody = z
+  .object({ SAMLResponse: z.string().max(ACS_BODY_LIMIT_BYTES).optional(), RelayState: z.string().max(ACS_BODY_LIMIT_BYTES).optional() })
+  .loose();
 const CallbackQuery = z
   .object({ code: z.string().max(4096).optional(), state: z.string().max(512).optional(), error: z.string().max(512).optional() })
   .loose();
@@ -64,6 +71,7 @@ export const ssoRoutes: FastifyPluginAsyncZod = async (app) => {
     // The identity provider's page posts here cross-site without our script: no XSRF header can
     // exist. The response carries its own proof (the signature and InResponseTo), checked in full.
     config: { xsrfExempt: true },
+    bodyLimit: ACS_BODY_LIMIT_BYTES,
     schema: {
       tags: ['sso'],
       summary: 'The SAML assertion consumer (HTTP-POST binding)',

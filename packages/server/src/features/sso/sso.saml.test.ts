@@ -3,7 +3,7 @@ import { buildApp } from '../../app.js';
 import { CLI_META } from '../audit/audit.service.js';
 import { listAuditEvents } from '../audit/audit.repo.js';
 import { createOrganization } from '../organizations/organizations.service.js';
-import { dbUnavailable, getSession, MINUTE, newDeviceId, uniqueEmail, useTestApp } from '../../../test/helpers.js';
+import { createTestUser, dbUnavailable, getSession, MINUTE, newDeviceId, uniqueEmail, useTestApp } from '../../../test/helpers.js';
 import {
   ATTACKER_KEYS,
   IDP_KEYS,
@@ -18,7 +18,7 @@ import {
   signedResponse,
   type AssertionOptions,
 } from '../../../test/saml-idp.js';
-import { exchange, expectRefused, landing, postAcs, samlOrganization, startSso } from '../../../test/sso.js';
+import { exchange, expectRefused, landing, postAcs, postRefused, samlOrganization, startSso } from '../../../test/sso.js';
 
 describe.skipIf(dbUnavailable)('company SSO over SAML: the assertion consumer (decision 0022)', () => {
   const t = useTestApp();
@@ -44,7 +44,7 @@ describe.skipIf(dbUnavailable)('company SSO over SAML: the assertion consumer (d
   }
 
   const refused = async (connectionId: string, xml: string, reason?: string) =>
-    expectRefused(t, connectionId, await postAcs(t, acsOf(connectionId), xml), '1002', reason);
+    postRefused(t, { id: connectionId, acs: acsOf(connectionId) }, xml, '1002', reason);
   const acsUrls = new Map<string, string>();
   const acsOf = (connectionId: string) => acsUrls.get(connectionId) ?? '';
   async function startedAndKnown(options: Parameters<typeof started>[0] = {}) {
@@ -131,6 +131,20 @@ describe.skipIf(dbUnavailable)('company SSO over SAML: the assertion consumer (d
       expect((await listAuditEvents(t.db, { emailKey: email, type: 'sso.linked' })).length).toBe(1);
     });
 
+    it('links an existing verified member of the organisation: the same account, its password kept, one identity', async () => {
+      const { corp, email, base } = await startedAndKnown();
+      const { user } = await createTestUser(t, { email });
+      await t.db.updateTable('users').set({ org_id: corp.org.id }).where('id', '=', user.id).execute();
+      const usersBefore = await t.db.selectFrom('users').select('id').execute();
+      expect(landing(await postAcs(t, corp.urls.acs, signedResponse(base))).get('transferToken')).not.toBeNull();
+      expect(await t.db.selectFrom('users').select('id').execute()).toEqual(usersBefore);
+      const linked = await t.db.selectFrom('users').selectAll().where('id', '=', user.id).executeTakeFirstOrThrow();
+      expect(linked.password_hash).toBe(user.password_hash);
+      const identities = await t.db.selectFrom('external_identities').selectAll().where('user_id', '=', user.id).execute();
+      expect(identities).toMatchObject([{ issuer: `sso:${corp.connection.id}`, subject: base.nameId }]);
+      expect((await listAuditEvents(t.db, { emailKey: email, type: 'sso.linked' })).length).toBe(1);
+    });
+
     it('lands a native client with native=true and a web client on its allowed return address', async () => {
       const native = await startedAndKnown({ state: { clientKind: 'native' } });
       expect(landing(await postAcs(t, native.corp.urls.acs, signedResponse(native.base))).get('native')).toBe('true');
@@ -168,7 +182,7 @@ describe.skipIf(dbUnavailable)('company SSO over SAML: the assertion consumer (d
         const orgId = setup === 'otherOrg' ? other.org.id : setup === 'noOrg' ? null : corp.org.id;
         const user = newUserRow({ email, emailKey: email, verifiedAt: t.clock.now(), orgId, now: t.clock.now() });
         await insertUser(t.db, { ...user, deactivated_at: setup === 'deactivated' ? t.clock.now() : null });
-        await expectRefused(t, corp.connection.id, await postAcs(t, corp.urls.acs, signedResponse(base)), '1001');
+        await postRefused(t, { id: corp.connection.id, acs: corp.urls.acs }, signedResponse(base), '1001');
       }
     });
 
@@ -181,7 +195,7 @@ describe.skipIf(dbUnavailable)('company SSO over SAML: the assertion consumer (d
       ];
       for (const [change, code] of cases) {
         const { corp, base } = await startedAndKnown();
-        await expectRefused(t, corp.connection.id, await postAcs(t, corp.urls.acs, signedResponse({ ...base, ...change })), code);
+        await postRefused(t, { id: corp.connection.id, acs: corp.urls.acs }, signedResponse({ ...base, ...change }), code);
       }
     });
 
@@ -199,14 +213,14 @@ describe.skipIf(dbUnavailable)('company SSO over SAML: the assertion consumer (d
       );
       const third = await startSso(t, first.email);
       const xml = signedResponse({ ...first.base, email: taken, inResponseTo: readAuthnRequest(third.json<{ url: string }>().url).id });
-      await expectRefused(t, first.corp.connection.id, await postAcs(t, first.corp.urls.acs, xml), '1004');
+      await postRefused(t, { id: first.corp.connection.id, acs: first.corp.urls.acs }, xml, '1004');
     });
 
     it('1005: a response for a connection that was removed', async () => {
       const { corp, base } = await startedAndKnown();
       const { removeConnection } = await import('./sso.connections.js');
       await removeConnection(t.deps, { org: corp.org.id }, CLI_META);
-      await expectRefused(t, corp.connection.id, await postAcs(t, corp.urls.acs, signedResponse(base)), '1005');
+      await postRefused(t, { id: corp.connection.id, acs: corp.urls.acs }, signedResponse(base), '1005');
     });
   });
 
@@ -270,7 +284,7 @@ describe.skipIf(dbUnavailable)('company SSO over SAML: the assertion consumer (d
       await refused(
         corp.connection.id,
         sign(response, idOf(response, 'Response'), IDP_KEYS, { placeIn: idOf(assertion, 'Assertion') }),
-        'Referenced node',
+        'a signature does not reference its own parent',
       );
     });
 

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { X509Certificate, randomBytes } from 'node:crypto';
 import { ROUTES, SsoClientState, normalizeEmail, type SsoLandingCode } from '@foyer/contract';
 import type { Deps } from '../../deps.js';
 import { randomToken, sha256Hex } from '../../lib/crypto.js';
@@ -32,17 +32,31 @@ export function parseClientState(deps: Pick<Deps, 'redirects'>, state: string | 
   return { clientKind: parsed.clientKind ?? null, returnUrl: deps.redirects.allowed(parsed.returnUrl) ?? null };
 }
 
+function readableCertificate(pem: string): boolean {
+  try {
+    new X509Certificate(pem);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A SAML connection's settings; its stored certificates must all be readable X.509 (a row with a
+ * damaged certificate is misconfigured, 1005, rather than every response failing as forged).
+ */
 export function samlSettings(deps: Pick<Deps, 'config'>, connection: SsoConnectionRow): SamlConnectionSettings {
   const urls = ssoUrls(deps.config, connection.id);
-  let certificates: string[] = [];
+  let stored: unknown = [];
   try {
-    const stored: unknown = JSON.parse(connection.saml_idp_certs ?? '[]');
-    if (Array.isArray(stored)) certificates = stored.filter((cert): cert is string => typeof cert === 'string');
+    stored = JSON.parse(connection.saml_idp_certs ?? '[]');
   } catch {
-    certificates = [];
+    stored = [];
   }
-  if (connection.kind !== 'saml' || certificates.length === 0 || !connection.saml_idp_entity_id || !connection.saml_idp_sso_url) {
-    throw new SsoFailure('1005', 'the SAML connection lacks its IdP entity ID, address or certificates');
+  const certificates = Array.isArray(stored) ? stored.filter((cert): cert is string => typeof cert === 'string' && readableCertificate(cert)) : [];
+  const damaged = !Array.isArray(stored) || certificates.length !== stored.length;
+  if (connection.kind !== 'saml' || certificates.length === 0 || damaged || !connection.saml_idp_entity_id || !connection.saml_idp_sso_url) {
+    throw new SsoFailure('1005', 'the SAML connection lacks its IdP entity ID, address or readable certificates');
   }
   return {
     connectionId: connection.id,

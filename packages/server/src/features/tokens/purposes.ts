@@ -12,12 +12,14 @@ const HOUR_MS = 60 * MINUTE_MS;
  * - passwordReset: 1 hour.
  * - transfer: 2 minutes (decision 0019); a native app's one-time sign-in token, handed over at
  *   once by the page that received it, so a token that leaks later is already dead.
+ * - emailChange: 24 hours, like verifyEmail (decision 0023); the link goes to the new address.
  */
 export const TOKEN_PURPOSES = {
   verifyEmail: { lifetimeMs: 24 * HOUR_MS },
   invitation: { lifetimeMs: 7 * 24 * HOUR_MS },
   passwordReset: { lifetimeMs: HOUR_MS },
   transfer: { lifetimeMs: 2 * MINUTE_MS },
+  emailChange: { lifetimeMs: 24 * HOUR_MS },
 } as const satisfies Record<string, { lifetimeMs: number }>;
 
 export type TokenPurpose = keyof typeof TOKEN_PURPOSES;
@@ -34,3 +36,6 @@ export const RESET_PURPOSES: readonly TokenPurpose[] = ['passwordReset'];
 
 /** The one-time sign-in token of `account/exchangeSSOTransferToken` (Google now, SSO later). */
 export const TRANSFER_PURPOSES: readonly TokenPurpose[] = ['transfer'];
+
+/** The link of the verify-new-email screen (`/verify-new-email/:token`, decision 0023). */
+export const EMAIL_CHANGE_PURPOSES: readonly TokenPurpose[] = ['emailChange'];

@@ -27,9 +27,13 @@ export function endReasonOf(row: TokenRow): TokenEndReason | null {
  * of the same purpose ends: only the newest link works (a resend or a re-invitation invalidates
  * the old one). A verification link of a sign-up (`signupId`, decision 0014) ends only the
  * earlier links of that same sign-up: each pending sign-up keeps its own live link, so a later
- * sign-up by someone else cannot take away the link the owner is about to click.
+ * sign-up by someone else cannot take away the link the owner is about to click. An email-change
+ * link carries the address it moves the account to (`newEmail`, decision 0023).
  */
-export async function issueToken(uow: UnitOfWork, input: { userId: string; purpose: TokenPurpose; signupId?: string }): Promise<string> {
+export async function issueToken(
+  uow: UnitOfWork,
+  input: { userId: string; purpose: TokenPurpose; signupId?: string; newEmail?: string },
+): Promise<string> {
   const token = randomToken();
   const { now } = uow;
   const signupId = input.signupId ?? null;
@@ -51,6 +55,7 @@ export async function issueToken(uow: UnitOfWork, input: { userId: string; purpo
       expires_at: now + lifetimeOf(input.purpose),
       used_at: null,
       signup_id: signupId,
+      new_email: input.newEmail ?? null,
     })
     .execute();
   return token;

@@ -22,8 +22,11 @@ function scriptElement(id: string, json: string): string {
 }
 
 export interface IndexPage {
-  /** The page for one visitor: `<html lang>` and the inline dictionary follow their language. */
-  render(dictionary: LoadedDictionary): string;
+  /**
+   * The page for one visitor: `<html lang>` and the inline dictionary follow their language; the
+   * runtime config is the one of this moment (its flags change without a restart, decision 0024).
+   */
+  render(dictionary: LoadedDictionary, runtimeConfig: RuntimeConfig): string;
 }
 
 const HTML_TAG = /<html\b[^>]*>/i;
@@ -32,21 +35,21 @@ const HEAD_END = /<\/head\s*>/i;
 
 /**
  * Reads index.html once, splits it around `<html lang>` and `</head>`, and precomputes every
- * piece that does not depend on the visitor (decision 0006: config and dictionary inline, so
- * the first paint needs no second round trip). Undefined when the web app is not built.
+ * piece that depends neither on the visitor nor on the moment (decision 0006: config and
+ * dictionary inline, so the first paint needs no second round trip). Undefined when the web app
+ * is not built.
  */
-export function loadIndexPage(webDist: string, runtimeConfig: RuntimeConfig, dictionaries: Dictionaries): IndexPage | undefined {
+export function loadIndexPage(webDist: string, dictionaries: Dictionaries): IndexPage | undefined {
   const file = join(webDist, 'index.html');
   if (!existsSync(file)) return undefined;
   const html = readFileSync(file, 'utf8');
   const headEnd = HEAD_END.exec(html);
   if (headEnd === null) throw new Error(`${file} has no </head>`);
 
-  const configScript = scriptElement(RUNTIME_CONFIG_ELEMENT_ID, jsonForHtml(runtimeConfig));
   const dictionaryScripts = new Map<string, string>();
   for (const dictionary of dictionaries.values()) {
     const inline = { locale: dictionary.locale, messages: dictionary.messages };
-    dictionaryScripts.set(dictionary.locale, configScript + scriptElement(DICTIONARY_ELEMENT_ID, jsonForHtml(inline)));
+    dictionaryScripts.set(dictionary.locale, scriptElement(DICTIONARY_ELEMENT_ID, jsonForHtml(inline)));
   }
 
   const head = html.slice(0, headEnd.index);
@@ -64,8 +67,8 @@ export function loadIndexPage(webDist: string, runtimeConfig: RuntimeConfig, dic
   }
 
   return {
-    render(dictionary) {
-      const scripts = dictionaryScripts.get(dictionary.locale) ?? configScript;
+    render(dictionary, runtimeConfig) {
+      const scripts = scriptElement(RUNTIME_CONFIG_ELEMENT_ID, jsonForHtml(runtimeConfig)) + (dictionaryScripts.get(dictionary.locale) ?? '');
       return withLang ? `${before}${dictionary.locale}${between}${scripts}${tail}` : `${before}${scripts}${tail}`;
     },
   };

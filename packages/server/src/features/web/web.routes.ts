@@ -13,7 +13,7 @@ import { loadIndexPage } from './index-page.js';
  * Paths the single-page app never owns: their unknown addresses are plain 404s (JSON
  * `notFound`), so a mistyped call or probe fails loudly instead of getting the page with a 200.
  */
-const RESERVED_PREFIXES = [API_BASE, '/static', '/assets', HEALTH_PATH, LIVEZ_PATH, READYZ_PATH, METRICS_PATH, '/dev', SSO_BASE];
+const RESERVED_PREFIXES = [API_BASE, '/static', '/assets', HEALTH_PATH, LIVEZ_PATH, READYZ_PATH, METRICS_PATH, '/dev', SSO_BASE, '/ofrep'];
 
 function pathOf(url: string): string {
   const end = url.search(/[?#]/);
@@ -29,11 +29,12 @@ export function isPagePath(path: string): boolean {
 
 /**
  * Serves the built web app (WEB_DIST): hashed assets cached for a year, other files briefly, and
- * every page route answered with index.html carrying the runtime config and the visitor's
- * dictionary. Registered last, as it owns the not-found handler.
+ * every page route answered with index.html carrying the runtime config, with the flags as they
+ * are now (decision 0024), and the visitor's dictionary. Registered last, as it owns the
+ * not-found handler.
  */
 export async function registerWeb(app: FastifyInstance, runtimeConfig: RuntimeConfig): Promise<void> {
-  const page = loadIndexPage(app.config.webDist, runtimeConfig, app.dictionaries);
+  const page = loadIndexPage(app.config.webDist, app.dictionaries);
   if (page === undefined) {
     app.log.warn({ webDist: app.config.webDist }, 'web app not built (no index.html): pages answer 503 until it is');
   } else {
@@ -64,8 +65,10 @@ export async function registerWeb(app: FastifyInstance, runtimeConfig: RuntimeCo
     return reply.redirect(query === -1 ? ROUTES.signIn : ROUTES.signIn + request.url.slice(query), 302);
   });
 
-  const servePage = (request: FastifyRequest, reply: FastifyReply) => {
+  const servePage = async (request: FastifyRequest, reply: FastifyReply) => {
     if (page === undefined) throw new AppError('unavailable');
+    // Evaluated per page (at most a second old): a flag changed at the flag service shows on the next page.
+    const { flags } = await app.flags.current();
     ensureXsrfCookie(request, reply, app.config);
     const dictionary = bestDictionary(app.dictionaries, request.headers['accept-language']);
     return (
@@ -75,7 +78,7 @@ export async function registerWeb(app: FastifyInstance, runtimeConfig: RuntimeCo
         // The page carries a per-visitor language and must never be served stale after a deploy.
         .header('cache-control', 'no-store')
         .header('vary', 'Accept-Language')
-        .send(page.render(dictionary))
+        .send(page.render(dictionary, { ...runtimeConfig, flags }))
     );
   };
 

@@ -6,6 +6,7 @@ import { Button } from '../../components/button';
 import { CardLayout } from '../../components/card-layout';
 import { ErrorText } from '../../components/error-text';
 import { TextField, type Validity } from '../../components/text-field';
+import { ThirdPartyScripts } from '../../components/third-party-scripts';
 import { call, globalErrorKey, handleFailure, type FailureCode, type FailureHandlers } from '../../lib/api';
 import { botCheckToken, preloadBotCheck } from '../../lib/bot-check';
 import { useT } from '../../lib/i18n';
@@ -152,6 +153,8 @@ export function ForgotPassword() {
           {submitting ? t('forgot.submitting') : t('forgot.submit')}
         </Button>
       </form>
+      {/* Decision 0025: the tag manager and the support widget, once this form is on screen. */}
+      <ThirdPartyScripts />
       <Button variant="flat" block to={ROUTES.signIn}>
         {t('common.backToSignIn')}
       </Button>

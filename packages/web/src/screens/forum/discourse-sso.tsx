@@ -16,16 +16,32 @@ import { marketingUrl } from '../../lib/marketing';
 import { allowedTarget, withQuery } from '../../lib/redirect';
 import { useRuntimeConfig } from '../../lib/runtime-config';
 import { removeItem, writeItem } from '../../lib/storage';
+import { forumCredential } from './forum-credential';
 import { FORUM_EVENT, endForumFlow, forumReturnPath } from './forum-flow';
 
 type Stage = 'signingIn' | 'choices' | 'failed';
 type Answer = CallResult<CallData<'discourseSso'>>;
 
 /**
+ * `community/discourseSso` with spec §4's credential (forum-credential.ts). A device token the
+ * service no longer takes (signed out, password reset, past its lifetime) is forgotten and the
+ * request goes once more with the browser's session: a 401 spends no nonce.
+ */
+async function forumSignIn(body: { ssoPayload: string; signature: string }): Promise<Answer> {
+  const bearer = await forumCredential();
+  if (bearer === undefined) return fetchAnswer('discourseSso', { body });
+  const answer = await fetchAnswer('discourseSso', { body, bearer });
+  if (answer.ok || answer.code !== 'notSignedIn') return answer;
+  removeItem('deviceToken');
+  return fetchAnswer('discourseSso', { body });
+}
+
+/**
  * Spec §2, §4, §8 `/discourse-sso`: the forum's DiscourseConnect request arrives as `sso` and
- * `sig`. The service answers for the browser's own session (decision 0021): terms agreed → the
- * forum, signed in; not agreed → the terms, with `from` coming back here; not signed in (401,
- * silently) → the three choices, each of which returns here through `from` after signing in or up.
+ * `sig`. The service answers for spec §4's device credential or else the browser's own session
+ * (decisions 0021, 0030): terms agreed → the forum, signed in; not agreed → the terms, with
+ * `from` coming back here; not signed in (401, silently) → the three choices, each of which
+ * returns here through `from` after signing in or up.
  *
  * The flags (spec §3, §4): the forum-pending flag is set only for a signed-in person on the way to
  * the terms, and dropped whenever the choices show, so it can never send someone who still has
@@ -63,7 +79,7 @@ export function DiscourseSso() {
       return;
     }
     let active = true;
-    request.current ??= fetchAnswer('discourseSso', { body: { ssoPayload: sso, signature: sig } });
+    request.current ??= forumSignIn({ ssoPayload: sso, signature: sig });
     void request.current.then(async (result) => {
       if (!active) return;
       if (!result.ok) {
@@ -117,8 +133,8 @@ export function DiscourseSso() {
 
   const from = forumReturnPath(sso, sig);
   const carried = { from, signupSource: SIGNUP_SOURCES.community };
-  // Spec §2: in production the marketing site's get-started page signs people up.
-  const createAccount = config.env === 'prod' ? marketingUrl(config, MARKETING_PATHS.getStarted, withQuery('', carried)) : undefined;
+  // Spec §2: in production the marketing site's get-started page for the community signs people up.
+  const createAccount = config.env === 'prod' ? marketingUrl(config, MARKETING_PATHS.getStartedWithCommunity, withQuery('', carried)) : undefined;
 
   return (
     <CardLayout title={t('forum.title')}>

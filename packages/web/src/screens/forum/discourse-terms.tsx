@@ -12,6 +12,7 @@ import { useT } from '../../lib/i18n';
 import { allowedTarget } from '../../lib/redirect';
 import { useRuntimeConfig } from '../../lib/runtime-config';
 import { removeItem } from '../../lib/storage';
+import { storedDeviceToken } from './forum-credential';
 import { FORUM_EVENT, communitySite, endForumFlow } from './forum-flow';
 
 /**
@@ -42,7 +43,9 @@ export function DiscourseTerms() {
     if (!loaded || !ticked || submitting) return;
     setSubmitting(true);
     setFailure(null);
-    const result = await call('termsAgreed', { body: {} });
+    // Spec §7: the same credential as the sign-in call that sent the person here.
+    const bearer = storedDeviceToken();
+    const result = await call('termsAgreed', bearer === undefined ? { body: {} } : { body: {}, bearer });
     if (!result.ok) {
       // Signed out meanwhile: the pending flag would otherwise bounce the coming sign-in home.
       if (result.code === 'notSignedIn') removeItem('discoursePending');

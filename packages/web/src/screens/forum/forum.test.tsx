@@ -95,12 +95,12 @@ describe('/discourse-sso (spec §2, §4)', () => {
     expect(calls.filter((call) => call.method === 'POST')).toEqual([]);
   });
 
-  it('sends Create Account to the marketing site’s get-started page in production', async () => {
+  it('sends Create Account to the marketing site’s get-started page for the community in production', async () => {
     stubFetch({ [SSO_CALL]: () => json(401, { errorMessage: 'notSignedIn' }) });
     renderApp(FORUM_PATH, { config: { ...CONFIG, env: 'prod' } });
     const link = await screen.findByRole('link', { name: 'Create Account' });
     const url = new URL(link.getAttribute('href') ?? '');
-    expect(`${url.origin}${url.pathname}`).toBe('https://www.foyer.test/get-started');
+    expect(`${url.origin}${url.pathname}`).toBe('https://www.foyer.test/get-started-with-community');
     expect(url.searchParams.get('from')).toBe(FORUM_PATH);
     expect(url.searchParams.get('signupSource')).toBe('auth/sign-up/community');
   });

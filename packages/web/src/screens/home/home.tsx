@@ -9,6 +9,7 @@ import { fetchAnswer } from '../../lib/answers';
 import { call, globalErrorKey } from '../../lib/api';
 import { fillNodes, useT } from '../../lib/i18n';
 import { withQuery } from '../../lib/redirect';
+import { ChangeEmailForm } from './change-email-form';
 
 type SessionState = { status: 'loading' } | { status: 'ready'; user: SessionUser } | { status: 'failed'; key: MessageKey };
 
@@ -20,7 +21,8 @@ function fullName(user: SessionUser): string {
 }
 
 /**
- * The plain signed-in page (decision 0005): who is signed in, and a way out. Without a session
+ * The plain signed-in page (decision 0005): who is signed in, a way out, and the change of email
+ * (decision 0023) the product's settings page would offer. Without a session
  * it sends the visitor to sign-in with `from` pointing back here.
  */
 export function Home() {
@@ -102,6 +104,7 @@ export function Home() {
       <Button variant="outline" block loading={signingOut} onClick={() => void signOut()}>
         {signingOut ? t('home.signingOut') : t('home.signOut')}
       </Button>
+      <ChangeEmailForm />
     </CardLayout>
   );
 }

@@ -1,9 +1,11 @@
-import type { MessageKey, RuntimeConfig } from '@foyer/contract/core';
+import { ROUTES, type MessageKey, type RuntimeConfig } from '@foyer/contract/core';
 import type { SETUP_FIELDS } from '@foyer/contract';
+import { matchPath } from 'react-router';
 import { fetchAnswer } from '../../lib/answers';
 import { globalErrorKey, handleFailure, type CallBody, type FailureCode, type FailureHandlers } from '../../lib/api';
 import { attributionFromQuery, hubspotToken, marketingTest, planIntent } from '../../lib/attribution';
 import { allowedTarget } from '../../lib/redirect';
+import { trackAccountVerified } from '../../lib/third-party/tag-manager';
 import { deviceId } from '../../lib/storage';
 
 export type SetupField = (typeof SETUP_FIELDS)[number];
@@ -46,6 +48,8 @@ export function setupFailure(code: FailureCode): SetupFailure {
  * query, the plan intent, the marketing tracker's cookie and the stored marketing-test flag.
  * The server sets the session cookie itself (the page never stores `otter`); on success the
  * browser goes to the server's address when the allow-list accepts it, else the default home.
+ * A verification link (`/verify-email/:token`, not an invitation's setup link) is spec §4's
+ * account verification: its tracking goes first, waiting for the tag manager 2000 ms at most.
  */
 export async function completeSetup(
   token: string,
@@ -65,6 +69,7 @@ export async function completeSetup(
   };
   const result = await fetchAnswer('setupAccount', signal === undefined ? { body } : { body, signal });
   if (!result.ok) return setupFailure(result.code);
+  if (matchPath(ROUTES.verifyEmail, window.location.pathname) !== null) await trackAccountVerified(config);
   window.location.assign(allowedTarget(result.data.redirectUrl, config) ?? config.defaultHome);
   return null;
 }

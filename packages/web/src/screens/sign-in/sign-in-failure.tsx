@@ -8,7 +8,7 @@ import { globalErrorKey, handleFailure, type CallResult, type FailureCode, type 
 import { useT } from '../../lib/i18n';
 import { withQuery } from '../../lib/redirect';
 
-export type SignInFailure = { kind: 'text'; key: MessageKey } | { kind: 'reasons' } | { kind: 'unverified' };
+export type SignInFailure = { kind: 'text'; key: MessageKey } | { kind: 'reasons' } | { kind: 'unverified' } | { kind: 'sso' };
 
 const text = (key: MessageKey) => (): SignInFailure => ({ kind: 'text', key });
 const reasons = (): SignInFailure => ({ kind: 'reasons' });
@@ -28,7 +28,8 @@ const SIGN_IN_HANDLERS: FailureHandlers<SignInFailure> = {
   invalidRequest: reasons,
   notSignedIn: reasons,
   notFound: reasons,
-  ssoRequired: reasons,
+  // Decided by the email's domain alone (decision 0022), so it tells nothing about an account.
+  ssoRequired: () => ({ kind: 'sso' }),
   ssoNotRecognized: reasons,
 };
 
@@ -100,6 +101,17 @@ export function SignInFailureAlert({
 }) {
   const t = useT();
   if (failure.kind === 'unverified') return <UnverifiedAlert id={id} resend={resend} />;
+  if (failure.kind === 'sso') {
+    return (
+      <Alert id={id} variant="error">
+        <p>{t('error.ssoRequired')}</p>
+        {/* Spec §8 keeps its sign-up wording; this line says what it means for signing in. */}
+        <p>
+          {t('signIn.ssoRequiredNext')} <a href={withQuery(ROUTES.ssoSignIn, { from, email })}>{t('signIn.failure.ssoLink')}</a>
+        </p>
+      </Alert>
+    );
+  }
   if (failure.kind === 'text') {
     return (
       <Alert id={id} variant="error">

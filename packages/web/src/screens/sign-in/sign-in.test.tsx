@@ -176,6 +176,22 @@ describe('sign-in errors (spec §8)', () => {
     expect(within(alert).getByRole('link', { name: 'Sign in with SSO' })).toHaveAttribute('href', '/sso-sign-in?from=%2Fsettings&email=ann%40example.com');
   });
 
+  it('ssoRequired says the organisation uses SSO, with a link that fills in the typed email (decision 0022)', async () => {
+    stubFetch({ [SIGN_IN]: () => json(409, { errorMessage: 'ssoRequired' }) });
+    await openSignIn('/sign-in?from=%2Fsettings');
+    await fillAndSubmit('  Ann@Corp.example ');
+    const alert = await screen.findByRole('alert');
+    expect(alert).toHaveTextContent(
+      'This email belongs to an organization with Single Sign-On (SSO) enabled, and cannot be used to sign up.' +
+        'Your organization signs you in through SSO, so there is no password to enter here. Sign in with your company’s SSO instead: Sign in with SSO',
+    );
+    // Not the list of reasons: the answer depends on the domain alone, so it is said plainly.
+    expect(within(alert).queryByRole('listitem')).not.toBeInTheDocument();
+    const link = within(alert).getByRole('link', { name: 'Sign in with SSO' });
+    expect(link).toHaveAttribute('href', '/sso-sign-in?from=%2Fsettings&email=Ann%40Corp.example');
+    expect(screen.getByLabelText('Password')).toHaveAccessibleDescription(expect.stringContaining('Single Sign-On (SSO) enabled'));
+  });
+
   it('clears the previous error when submitting again', async () => {
     const answers = [json(401, { errorMessage: 'invalidCredentials' }), json(423, { errorMessage: 'accountLocked' })];
     stubFetch({ [SIGN_IN]: () => answers.shift() ?? json(500, {}) });

@@ -5,6 +5,7 @@ import { Button } from '../../components/button';
 import { CardLayout, PageSpinner } from '../../components/card-layout';
 import { GoogleIcon, KeyIcon } from '../../components/icons';
 import { TextField } from '../../components/text-field';
+import { ThirdPartyScripts } from '../../components/third-party-scripts';
 import { call } from '../../lib/api';
 import { useT } from '../../lib/i18n';
 import { pageQuery } from '../../lib/page-query';
@@ -183,6 +184,8 @@ export function SignIn() {
           {submitting ? t('signIn.submitting') : t('signIn.submit')}
         </Button>
       </form>
+      {/* Decision 0025: the tag manager and the support widget, once this form is on screen. */}
+      <ThirdPartyScripts />
 
       <div className="divider">
         <span>{t('common.or')}</span>

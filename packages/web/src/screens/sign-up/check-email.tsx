@@ -1,5 +1,6 @@
-import type { MessageKey } from '@foyer/contract/core';
+import { ROUTES, type MessageKey } from '@foyer/contract/core';
 import { useEffect, useRef, useState } from 'react';
+import { useNavigate } from 'react-router';
 import { Alert } from '../../components/alert';
 import { Button } from '../../components/button';
 import { CardLayout } from '../../components/card-layout';
@@ -21,6 +22,7 @@ export function CheckEmail({ email, userId, onStartOver }: { email: string; user
   const [resend, setResend] = useState<Resend>('idle');
   const [failure, setFailure] = useState<MessageKey | null>(null);
   const sentRef = useRef<HTMLParagraphElement>(null);
+  const navigate = useNavigate();
 
   useEffect(() => {
     if (resend === 'sent') sentRef.current?.focus();
@@ -77,6 +79,10 @@ export function CheckEmail({ email, userId, onStartOver }: { email: string; user
         </div>
       </div>
 
+      {/* Decision 0023: going on before verifying; the sign-up travels in the history entry, not the address. */}
+      <Button variant="flat" block onClick={() => void navigate(ROUTES.deferEmailVerification, { state: { email, userId } })}>
+        {t('signUp.verifyLater')}
+      </Button>
       <Button variant="outline" block onClick={onStartOver}>
         {t('signUp.startOver')}
       </Button>

@@ -10,6 +10,7 @@ import { GoogleIcon } from '../../components/icons';
 import { NewPasswordField } from '../../components/strength-meter/strength-meter';
 import { personalInputs, usePasswordStrength } from '../../components/strength-meter/use-password-strength';
 import { TextField } from '../../components/text-field';
+import { ThirdPartyScripts } from '../../components/third-party-scripts';
 import { fetchAnswer } from '../../lib/answers';
 import { botCheckToken, preloadBotCheck } from '../../lib/bot-check';
 import { emailError, FIELD_MAX_LENGTH, firstNameError, lastNameError, newPasswordError, useTouchedFields } from '../../lib/form';
@@ -166,6 +167,8 @@ export function SignUpForm({ onSignedUp }: { onSignedUp: (signedUp: SignedUp) =>
           {submitting ? t('signUp.submitting') : t('signUp.submit')}
         </Button>
       </form>
+      {/* Decision 0025: the tag manager and the support widget, once this form is on screen. */}
+      <ThirdPartyScripts />
 
       <div className="divider">
         <span>{t('common.or')}</span>

@@ -289,6 +289,21 @@ describe('Check Your Email (spec §2, §4)', () => {
     expect(calls.map((call) => call.url)).toEqual(['/api/account/signup']);
   });
 
+  it('lets the person verify later (decision 0023): the reminder keeps the address and the resend', async () => {
+    const { calls, user } = await signUp();
+    await user.click(screen.getByRole('button', { name: 'Verify later' }));
+    expect(await screen.findByRole('heading', { level: 1, name: 'Verify Your Email Later' })).toHaveFocus();
+    expect(window.location.pathname).toBe('/defer-email-verification');
+    // The address travels in the history entry, never in the address bar.
+    expect(window.location.search).toBe('');
+    expect(screen.getByText(/The link we sent to/)).toHaveTextContent('The link we sent to ann@example.com works for 24 hours');
+    expect(screen.getByText(/Until you verify, signing in with this email reminds you/)).toBeInTheDocument();
+    await user.click(screen.getByRole('button', { name: 'Click to resend.' }));
+    await screen.findByText('Email sent!');
+    expect(calls.at(-1)).toMatchObject({ method: 'POST', url: '/api/account/resendVerification', body: { email: 'ann@example.com', userId: 'u-1' } });
+    expect(screen.getByRole('link', { name: 'Continue' })).toHaveAttribute('href', '/sign-in');
+  });
+
   it('sends the email and user id to resendVerification', async () => {
     const { calls, user } = await signUp();
     await user.click(screen.getByRole('button', { name: 'Click to resend.' }));
@@ -325,6 +340,16 @@ describe('where sign-up leads (spec §2, §4)', () => {
     renderApp('/sign-up?plan=organization&utm_source=news', { config: prod });
     await waitFor(() => expect(replace).toHaveBeenCalledWith('https://www.foyer.test/get-started?plan=organization&utm_source=news'));
     expect(screen.queryByLabelText('First name')).not.toBeInTheDocument();
+  });
+
+  it.each([
+    ['?chrome=1&plan=individual', 'https://www.foyer.test/get-started-with-chrome?chrome=1&plan=individual'],
+    ['?signupSource=auth%2Fsign-up%2Fcommunity', 'https://www.foyer.test/get-started-with-community?signupSource=auth%2Fsign-up%2Fcommunity'],
+    ['?chrome=0', 'https://www.foyer.test/get-started?chrome=0'],
+  ])('sends %s to its own get-started place in production', async (query, target) => {
+    const { replace } = stubLocation();
+    renderApp(`/sign-up${query}`, { config: prod });
+    await waitFor(() => expect(replace).toHaveBeenCalledWith(target));
   });
 
   it('never redirects /sign-up-old', async () => {

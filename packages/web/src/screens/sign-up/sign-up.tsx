@@ -1,4 +1,4 @@
-import { MARKETING_PATHS } from '@foyer/contract/core';
+import { MARKETING_PATHS, SIGNUP_SOURCES } from '@foyer/contract/core';
 import { useEffect, useState } from 'react';
 import { useLocation, useSearchParams } from 'react-router';
 import { PageSpinner } from '../../components/card-layout';
@@ -6,8 +6,16 @@ import { marketingUrl } from '../../lib/marketing';
 import { useRuntimeConfig } from '../../lib/runtime-config';
 import { useSignedInBounce } from '../../lib/signed-in';
 import { readItem, removeItem } from '../../lib/storage';
+import { flagParam } from '../social-auth/social-auth-request';
 import { CheckEmail } from './check-email';
 import { SignUpForm, type SignedUp } from './sign-up-form';
+
+/** The chrome extension's flag, then a forum sign-up, choose their own get-started page. */
+function getStartedPath(params: URLSearchParams): string {
+  if (flagParam(params, 'chrome')) return MARKETING_PATHS.getStartedWithChrome;
+  if (params.get('signupSource') === SIGNUP_SOURCES.community) return MARKETING_PATHS.getStartedWithCommunity;
+  return MARKETING_PATHS.getStarted;
+}
 
 /** `/sign-up`: in production the marketing site's get-started page does sign-up (spec §2). */
 export function SignUp() {
@@ -34,8 +42,9 @@ function SignUpScreen({ marketingInProduction }: { marketingInProduction: boolea
   // Decided once, when the screen opens.
   const [leaveFor] = useState(() => {
     if (pending) return config.defaultHome;
-    // The query (plan, attribution, signupSource) goes along to the marketing site.
-    if (marketingInProduction && config.env === 'prod') return marketingUrl(config, MARKETING_PATHS.getStarted, search);
+    // The query (plan, attribution, signupSource) goes along to the marketing site, to the
+    // get-started place for where the person came from (spec §2's marketing-site places).
+    if (marketingInProduction && config.env === 'prod') return marketingUrl(config, getStartedPath(params), search);
     return undefined;
   });
   const [signedUp, setSignedUp] = useState<SignedUp | null>(null);

@@ -63,7 +63,7 @@ export function SocialAuthCallback() {
       // send it again (the guard below), so the one request is left to finish.
       const result = await fetchAnswer('googleExchange', { body: exchangeBody(code, nonce, stored.kept) });
       if (!result.ok) {
-        setState({ status: 'failed', failure: socialFailure(result.code) });
+        setState({ status: 'failed', failure: socialFailure(result.code, result.body) });
         return;
       }
       const { transferToken } = result.data;
@@ -113,7 +113,7 @@ export function SocialAuthCallback() {
         <p>{t(failure.key)}</p>
         {failure.ssoLink === true ? (
           <p>
-            <a href={withQuery(ROUTES.ssoSignIn, { from })}>{t('signIn.failure.ssoLink')}</a>
+            <a href={withQuery(ROUTES.ssoSignIn, { from, email: failure.email })}>{t('signIn.failure.ssoLink')}</a>
           </p>
         ) : null}
       </Alert>

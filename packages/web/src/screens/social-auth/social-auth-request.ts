@@ -68,6 +68,8 @@ export interface SocialFailure {
   key: MessageKey;
   /** Spec §8: ssoRequired comes with a sign-in-with-SSO link. */
   ssoLink?: boolean;
+  /** The address the refusal was about, which the SSO link fills in (contract ErrorBody.email). */
+  email?: string;
 }
 
 const text =
@@ -86,6 +88,10 @@ const HANDLERS: FailureHandlers<SocialFailure> = {
   notFound: text('social.unavailable'),
 };
 
-export function socialFailure(code: FailureCode): SocialFailure {
-  return handleFailure(code, HANDLERS, (other) => ({ key: globalErrorKey(other) }));
+/** A refusal's failure; ssoRequired's body names the address Google vouched for (decision 0022). */
+export function socialFailure(code: FailureCode, body?: unknown): SocialFailure {
+  const failure = handleFailure(code, HANDLERS, (other) => ({ key: globalErrorKey(other) }));
+  if (failure.ssoLink !== true || typeof body !== 'object' || body === null || !('email' in body)) return failure;
+  const { email } = body;
+  return typeof email === 'string' && email.trim() !== '' && email.length <= 320 ? { ...failure, email: email.trim() } : failure;
 }

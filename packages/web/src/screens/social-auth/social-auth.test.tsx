@@ -124,4 +124,17 @@ describe('/social-auth-callback (spec §4)', () => {
     if (code === 'ssoRequired') expect(sso).toHaveAttribute('href', '/sso-sign-in?from=%2Fsettings');
     else expect(sso).toBeNull();
   });
+
+  it('fills in the address Google vouched for on the SSO link of ssoRequired (decision 0022)', async () => {
+    stubFetch({ [EXCHANGE]: () => json(409, { errorMessage: 'ssoRequired', email: 'Ann@Corp.example' }) });
+    returnFromGoogle('from=%2Fsettings', `code=c&state=${NONCE}`);
+    const link = await screen.findByRole('link', { name: 'Sign in with SSO' });
+    expect(link).toHaveAttribute('href', '/sso-sign-in?from=%2Fsettings&email=Ann%40Corp.example');
+  });
+
+  it('leaves a detail of another refusal, or a malformed one, off the page', async () => {
+    stubFetch({ [EXCHANGE]: () => json(409, { errorMessage: 'ssoRequired', email: 42 }) });
+    returnFromGoogle('', `code=c&state=${NONCE}`);
+    expect(await screen.findByRole('link', { name: 'Sign in with SSO' })).toHaveAttribute('href', '/sso-sign-in');
+  });
 });

@@ -6,6 +6,7 @@ import { Button } from '../../components/button';
 import { CardLayout, PageSpinner } from '../../components/card-layout';
 import { ErrorText } from '../../components/error-text';
 import { TextField } from '../../components/text-field';
+import { ThirdPartyScripts } from '../../components/third-party-scripts';
 import { fetchAnswer } from '../../lib/answers';
 import { useT } from '../../lib/i18n';
 import { withQuery } from '../../lib/redirect';
@@ -150,6 +151,8 @@ export function SsoSignIn() {
           {submitting ? t('sso.submitting') : t('sso.submit')}
         </Button>
       </form>
+      {/* Decision 0025: the tag manager and the support widget, once this form is on screen. */}
+      <ThirdPartyScripts />
 
       <div className="stack">
         <Button

@@ -1,0 +1,118 @@
+import SQLite from 'better-sqlite3';
+import pg from 'pg';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { HOUR, TEST_DB, createTestUser, dbUnavailable, getSession, postSignIn, signIn, uniqueEmail, useTestApp } from '../../test/helpers.js';
+
+/** One statement as the database received it: its text and, on PostgreSQL, its prepared name. */
+interface Sent {
+  text: string;
+  name?: string;
+}
+
+/**
+ * Records every statement the process sends to the database, at the driver: on SQLite each run of
+ * a better-sqlite3 statement (BEGIN and COMMIT included), on PostgreSQL each query of a pg client.
+ */
+function recordStatements(): Sent[] {
+  const sent: Sent[] = [];
+  if (TEST_DB === 'sqlite') {
+    const probe = new SQLite(':memory:');
+    type Run = (this: { source: string }, ...args: unknown[]) => unknown;
+    const prototype = Object.getPrototypeOf(probe.prepare('select 1')) as Record<'run' | 'all' | 'get', Run>;
+    probe.close();
+    for (const method of ['run', 'all', 'get'] as const) {
+      const original = prototype[method];
+      vi.spyOn(prototype, method).mockImplementation(function (this: { source: string }, ...args: unknown[]) {
+        sent.push({ text: this.source });
+        return original.apply(this, args);
+      });
+    }
+  } else {
+    const original = pg.Client.prototype.query as (...args: unknown[]) => unknown;
+    const recording = function (this: pg.Client, ...args: unknown[]): unknown {
+      const [first] = args;
+      if (typeof first === 'string') sent.push({ text: first });
+      else if (typeof first === 'object' && first !== null && 'text' in first) {
+        const { text, name } = first as { text: string; name?: string };
+        sent.push({ text, ...(name === undefined ? {} : { name }) });
+      }
+      return original.apply(this, args);
+    };
+    // pg's overloads cannot all be spelled by one function: the recorder passes every call through.
+    vi.spyOn(pg.Client.prototype, 'query').mockImplementation(recording as never);
+  }
+  return sent;
+}
+
+const isBegin = (s: Sent) => /^\s*begin\b/i.test(s.text);
+const isCommit = (s: Sent) => /^\s*commit\b/i.test(s.text);
+const isWrite = (s: Sent) => /^\s*(insert|update|delete)\b/i.test(s.text);
+const readsUsersAlone = (s: Sent) => /^\s*select\b/i.test(s.text) && /\busers\b/i.test(s.text);
+const isReservation = (s: Sent) => /^\s*insert into "login_failures"/i.test(s.text);
+
+describe.skipIf(dbUnavailable)('statements per call on the hot paths (decision 0029)', () => {
+  const t = useTestApp();
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it('a sign-in counts the attempt and reads the account in one statement, then writes in one transaction', async () => {
+    const account = await createTestUser(t);
+    const sent = recordStatements();
+    const response = await postSignIn(t.app, account);
+    vi.restoreAllMocks();
+    expect(response.statusCode).toBe(200);
+
+    // One statement counts the attempt and returns the account: no read of its own.
+    expect(sent.filter(isReservation)).toHaveLength(1);
+    expect(sent.find(isReservation)?.text).toMatch(/from "users"/);
+    expect(sent.filter(readsUsersAlone)).toEqual([]);
+    // The writes after the password check (count cleared, audit row, session) in one transaction.
+    const begin = sent.findIndex(isBegin);
+    const commit = sent.findIndex(isCommit);
+    expect(sent.filter(isBegin)).toHaveLength(1);
+    expect(sent.filter(isCommit)).toHaveLength(1);
+    const inside = sent.slice(begin + 1, commit);
+    expect(inside.map((s) => /^\s*(\w+ \w+ "\w+")/.exec(s.text)?.[1])).toEqual([
+      'delete from "login_failures"',
+      'insert into "audit_events"',
+      'insert into "sessions"',
+    ]);
+    expect(sent.filter((s) => isWrite(s) && !isReservation(s) && !inside.includes(s))).toEqual([]);
+    if (TEST_DB === 'postgres') expect(sent.find(isReservation)?.name).toBe('foyer_signin_reserve');
+  });
+
+  it('a failed sign-in counts, reads and writes its audit row without a transaction of its own', async () => {
+    const sent = recordStatements();
+    const response = await postSignIn(t.app, { email: uniqueEmail('nobody'), password: 'wrong' });
+    vi.restoreAllMocks();
+    expect(response.json()).toEqual({ errorMessage: 'invalidCredentials' });
+    expect(sent.filter(isReservation)).toHaveLength(1);
+    expect(sent.filter(readsUsersAlone)).toEqual([]);
+    expect(sent.filter(isBegin)).toEqual([]);
+    expect(sent.filter((s) => isWrite(s) && !isReservation(s)).map((s) => /^\s*(\w+ \w+ "\w+")/.exec(s.text)?.[1])).toEqual([
+      'insert into "audit_events"',
+    ]);
+  });
+
+  it('a session check is one indexed read, prepared on PostgreSQL, and touches the session at most once an hour', async () => {
+    const account = await createTestUser(t);
+    const { otter, deviceId } = await signIn(t.app, account);
+
+    let sent = recordStatements();
+    expect((await getSession(t, otter, deviceId)).statusCode).toBe(200);
+    expect((await getSession(t, otter, deviceId)).statusCode).toBe(200);
+    vi.restoreAllMocks();
+    expect(sent).toHaveLength(2);
+    expect(sent.every((s) => /^\s*select\b/i.test(s.text) && /"sessions"\."id" = /.test(s.text))).toBe(true);
+    if (TEST_DB === 'postgres') expect(sent.map((s) => s.name)).toEqual(['foyer_session_with_user', 'foyer_session_with_user']);
+
+    t.clock.advance(HOUR);
+    sent = recordStatements();
+    expect((await getSession(t, otter, deviceId)).statusCode).toBe(200);
+    expect((await getSession(t, otter, deviceId)).statusCode).toBe(200);
+    vi.restoreAllMocks();
+    // The first check of the new hour moves last_seen_at; the next is a pure read again.
+    expect(sent.map((s) => /^\s*(\w+)/.exec(s.text)?.[1]?.toLowerCase())).toEqual(['select', 'update', 'select']);
+  });
+});

@@ -1,0 +1,222 @@
+import { API_BASE, CALLS, DEVICE_ID_HEADER, normalizeEmail } from '@foyer/contract';
+import { describe, expect, it } from 'vitest';
+import { mailsTo, postJson } from '../../../test/account-entry.js';
+import {
+  HOUR,
+  createTestUser,
+  dbUnavailable,
+  getSession,
+  newDeviceId,
+  postSignIn,
+  sessionCookieName,
+  signIn,
+  uniqueEmail,
+  useTestApp,
+  type TestApp,
+  type TestUser,
+} from '../../../test/helpers.js';
+import { listAuditEvents } from '../audit/audit.repo.js';
+import { getFailureCount } from '../lockout/lockout.repo.js';
+import { sha256Hex } from '../../lib/crypto.js';
+import { unitOfWork } from '../../lib/unit-of-work.js';
+import { issueToken } from '../tokens/tokens.js';
+import { findUserById } from '../users/users.repo.js';
+
+const CHANGE_URL = API_BASE + CALLS.changeEmail.path;
+const VERIFY_NEW_URL = API_BASE + CALLS.verifyNewEmail.path;
+
+/** The token of the `/verify-new-email/<token>` link in a mail's text. */
+function newEmailToken(text: string): string {
+  const match = /https?:\/\/\S+\/verify-new-email\/([A-Za-z0-9_-]+)/.exec(text);
+  if (match?.[1] === undefined) throw new Error(`no verify-new-email link in:\n${text}`);
+  return match[1];
+}
+
+interface Session {
+  otter: string;
+  deviceId: string;
+}
+
+function requestChange(t: TestApp, session: Session, body: { newEmail: string; password: string }) {
+  return postJson(
+    t,
+    CHANGE_URL,
+    { newEmail: body.newEmail, hashPassword: sha256Hex(body.password) },
+    { cookies: { [sessionCookieName(t.config)]: session.otter }, headers: { [DEVICE_ID_HEADER]: session.deviceId } },
+  );
+}
+
+/** A signed-in account that asked to move to a fresh address; the link's token from the mail. */
+async function changeRequested(t: TestApp): Promise<{ account: TestUser; session: Session; newEmail: string; token: string }> {
+  const account = await createTestUser(t);
+  const session = await signIn(t.app, account);
+  const newEmail = uniqueEmail('new');
+  const response = await requestChange(t, session, { newEmail, password: account.password });
+  expect(response.statusCode).toBe(200);
+  const [mail] = await mailsTo(t, newEmail, 'emailChange');
+  if (mail === undefined) throw new Error('no email-change mail');
+  return { account, session, newEmail, token: newEmailToken(mail.text_body) };
+}
+
+describe.skipIf(dbUnavailable)('POST /api/account/changeEmail', () => {
+  const t = useTestApp();
+
+  it('mails the link to the new address only and a notice to the current one, changing nothing yet', async () => {
+    const { account, newEmail, session } = await changeRequested(t);
+    expect(await mailsTo(t, account.email, 'emailChange')).toHaveLength(0);
+    const [notice] = await mailsTo(t, account.email, 'emailChangeNotice');
+    expect(notice?.text_body).toContain(newEmail);
+    expect(notice?.text_body).toContain('/forgot-password');
+    expect((await getSession(t, session.otter, session.deviceId)).json()).toMatchObject({ user: { email: account.email } });
+    expect(await listAuditEvents(t.db, { emailKey: account.user.email_key, type: 'email.changeRequested' })).toHaveLength(1);
+  });
+
+  it('refuses a wrong password with invalidCredentials, counts it towards the lockout and mails nothing', async () => {
+    const account = await createTestUser(t);
+    const session = await signIn(t.app, account);
+    const newEmail = uniqueEmail('new');
+    const response = await requestChange(t, session, { newEmail, password: 'not the password' });
+    expect(response.statusCode).toBe(401);
+    expect(response.json()).toEqual({ errorMessage: 'invalidCredentials' });
+    expect((await getFailureCount(t.db, account.user.email_key))?.failures).toBe(1);
+    expect(await mailsTo(t, newEmail)).toHaveLength(0);
+    expect(await mailsTo(t, account.email)).toHaveLength(0);
+  });
+
+  it('locks the email after the threshold of wrong passwords, as sign-in does', async () => {
+    const account = await createTestUser(t);
+    const session = await signIn(t.app, account);
+    for (let i = 1; i < t.config.lockoutThreshold; i++) {
+      expect((await requestChange(t, session, { newEmail: uniqueEmail(), password: `wrong-${i}` })).statusCode).toBe(401);
+    }
+    const last = await requestChange(t, session, { newEmail: uniqueEmail(), password: 'wrong again' });
+    expect(last.json()).toEqual({ errorMessage: 'accountLocked' });
+    // Locked: even the right password is refused now, here and at sign-in.
+    expect((await requestChange(t, session, { newEmail: uniqueEmail(), password: account.password })).json()).toEqual({ errorMessage: 'accountLocked' });
+    expect((await postSignIn(t.app, account)).json()).toEqual({ errorMessage: 'accountLocked' });
+  });
+
+  it('answers a taken address exactly as a free one, mails no link to it and the same notice to the current one', async () => {
+    const account = await createTestUser(t);
+    const other = await createTestUser(t);
+    const session = await signIn(t.app, account);
+    const free = uniqueEmail('free');
+    const taken = await requestChange(t, session, { newEmail: other.email, password: account.password });
+    const open = await requestChange(t, session, { newEmail: free, password: account.password });
+    expect(taken.statusCode).toBe(open.statusCode);
+    expect(taken.body).toBe(open.body);
+    expect(await mailsTo(t, other.email)).toHaveLength(0);
+    expect(await mailsTo(t, free, 'emailChange')).toHaveLength(1);
+    const notices = await mailsTo(t, account.email, 'emailChangeNotice');
+    expect(notices.map((mail) => mail.subject)).toEqual([notices[0]?.subject, notices[0]?.subject]);
+  });
+
+  it('answers notSignedIn without a session', async () => {
+    const response = await postJson(t, CHANGE_URL, { newEmail: uniqueEmail(), hashPassword: sha256Hex('whatever it is') });
+    expect(response.statusCode).toBe(401);
+    expect(response.json()).toEqual({ errorMessage: 'notSignedIn' });
+  });
+
+  it('refuses a malformed new address with invalidRequest', async () => {
+    const account = await createTestUser(t);
+    const session = await signIn(t.app, account);
+    const response = await requestChange(t, session, { newEmail: 'not an email', password: account.password });
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toMatchObject({ errorMessage: 'invalidRequest' });
+  });
+});
+
+describe.skipIf(dbUnavailable)('POST /api/account/verifyNewEmail', () => {
+  const t = useTestApp();
+
+  it('switches the address, ends the other sessions and signs this browser in', async () => {
+    const { account, session, newEmail, token } = await changeRequested(t);
+    const elsewhere = await signIn(t.app, account);
+    const deviceId = newDeviceId();
+    const response = await postJson(t, VERIFY_NEW_URL, { token, deviceId });
+    expect(response.statusCode).toBe(200);
+    const { otter } = response.json<{ otter: string }>();
+    expect(response.json()).toEqual({ otter });
+    expect(response.cookies.find((cookie) => cookie.name === sessionCookieName(t.config))?.value).toBe(otter);
+    expect((await getSession(t, otter, deviceId)).json()).toMatchObject({ user: { email: newEmail, emailVerified: true } });
+    expect((await getSession(t, session.otter, session.deviceId)).statusCode).toBe(401);
+    expect((await getSession(t, elsewhere.otter, elsewhere.deviceId)).statusCode).toBe(401);
+    // The password stays; the old address no longer signs in.
+    expect((await postSignIn(t.app, { email: newEmail, password: account.password })).statusCode).toBe(200);
+    expect((await postSignIn(t.app, account)).json()).toEqual({ errorMessage: 'invalidCredentials' });
+    expect((await findUserById(t.db, account.user.id))?.email_key).toBe(normalizeEmail(newEmail));
+  });
+
+  it('refuses a used link with invalidToken', async () => {
+    const { token } = await changeRequested(t);
+    expect((await postJson(t, VERIFY_NEW_URL, { token, deviceId: newDeviceId() })).statusCode).toBe(200);
+    const again = await postJson(t, VERIFY_NEW_URL, { token, deviceId: newDeviceId() });
+    expect(again.statusCode).toBe(400);
+    expect(again.json()).toEqual({ errorMessage: 'invalidToken' });
+  });
+
+  it('refuses an expired link with tokenExpired and changes nothing', async () => {
+    const { account, token } = await changeRequested(t);
+    t.clock.advance(24 * HOUR + 1);
+    const response = await postJson(t, VERIFY_NEW_URL, { token, deviceId: newDeviceId() });
+    expect(response.statusCode).toBe(410);
+    expect(response.json()).toEqual({ errorMessage: 'tokenExpired' });
+    expect((await findUserById(t.db, account.user.id))?.email).toBe(account.email);
+  });
+
+  it('refuses a link superseded by a newer request', async () => {
+    const { account, session, token } = await changeRequested(t);
+    const newer = uniqueEmail('newer');
+    expect((await requestChange(t, session, { newEmail: newer, password: account.password })).statusCode).toBe(200);
+    expect((await postJson(t, VERIFY_NEW_URL, { token, deviceId: newDeviceId() })).json()).toEqual({ errorMessage: 'invalidToken' });
+    const [mail] = await mailsTo(t, newer, 'emailChange');
+    expect((await postJson(t, VERIFY_NEW_URL, { token: newEmailToken(mail?.text_body ?? ''), deviceId: newDeviceId() })).statusCode).toBe(200);
+  });
+
+  it('refuses an address taken since the link was sent with the generic code, saying nothing of its holder', async () => {
+    const { account, newEmail, token } = await changeRequested(t);
+    const holder = await createTestUser(t, { email: newEmail });
+    const response = await postJson(t, VERIFY_NEW_URL, { token, deviceId: newDeviceId() });
+    const unknown = await postJson(t, VERIFY_NEW_URL, { token: 'B'.repeat(43), deviceId: newDeviceId() });
+    expect(response.statusCode).toBe(unknown.statusCode);
+    expect(response.body).toBe(unknown.body);
+    expect(response.body).not.toContain(holder.user.id);
+    expect((await findUserById(t.db, account.user.id))?.email).toBe(account.email);
+    expect((await findUserById(t.db, holder.user.id))?.email).toBe(newEmail);
+    expect(await listAuditEvents(t.db, { emailKey: account.user.email_key, type: 'email.changeRefused' })).toHaveLength(1);
+  });
+
+  it('answers accountNotSetUp for an account that lacks its password, and spends nothing', async () => {
+    const account = await createTestUser(t, { withoutPassword: true });
+    const token = await issueToken(unitOfWork(t), { userId: account.user.id, purpose: 'emailChange', newEmail: uniqueEmail('new') });
+    const response = await postJson(t, VERIFY_NEW_URL, { token, deviceId: newDeviceId() });
+    expect(response.statusCode).toBe(409);
+    expect(response.json()).toEqual({ errorMessage: 'accountNotSetUp' });
+    const row = await t.db.selectFrom('email_tokens').select('used_at').where('id', '=', sha256Hex(token)).executeTakeFirst();
+    expect(row?.used_at).toBeNull();
+  });
+
+  it('answers the allowed next as redirectUrl and ignores one outside the allow-list', async () => {
+    const first = await changeRequested(t);
+    const allowed = await postJson(t, VERIFY_NEW_URL, { token: first.token, deviceId: newDeviceId(), next: '/settings/emails' });
+    expect(allowed.json()).toMatchObject({ redirectUrl: '/settings/emails' });
+    const second = await changeRequested(t);
+    const outside = await postJson(t, VERIFY_NEW_URL, { token: second.token, deviceId: newDeviceId(), next: 'https://evil.example/steal' });
+    expect(outside.statusCode).toBe(200);
+    expect(outside.json()).not.toHaveProperty('redirectUrl');
+  });
+
+  it('is not opened by a link of another kind', async () => {
+    const account = await createTestUser(t, { verified: false });
+    const token = await issueToken(unitOfWork(t), { userId: account.user.id, purpose: 'verifyEmail' });
+    expect((await postJson(t, VERIFY_NEW_URL, { token, deviceId: newDeviceId() })).json()).toEqual({ errorMessage: 'invalidToken' });
+  });
+
+  it('ends with a password reset', async () => {
+    const { account, token } = await changeRequested(t);
+    const reset = await issueToken(unitOfWork(t), { userId: account.user.id, purpose: 'passwordReset' });
+    const resetResponse = await postJson(t, API_BASE + CALLS.resetPassword.path, { token: reset, hashPassword: sha256Hex('a brand new passphrase') });
+    expect(resetResponse.statusCode).toBe(200);
+    expect((await postJson(t, VERIFY_NEW_URL, { token, deviceId: newDeviceId() })).json()).toEqual({ errorMessage: 'invalidToken' });
+  });
+});

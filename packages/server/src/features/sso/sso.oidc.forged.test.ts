@@ -1,0 +1,123 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dbUnavailable, useTestApp } from '../../../test/helpers.js';
+import { OidcForger, type IdTokenForgery } from '../../../test/oidc-forger.js';
+import { expectRefused, landing, startSso, writesNoAccount } from '../../../test/sso.js';
+import { CLI_META } from '../audit/audit.service.js';
+import { createOrganization } from '../organizations/organizations.service.js';
+import { insertConnection } from './sso.repo.js';
+import { sealClientSecret } from './sso.secret.js';
+import { ssoUrls } from './sso.urls.js';
+
+/**
+ * Issue 11 point 4 on OpenID Connect: the callback refuses with 1002 (audited, nothing written)
+ * every ID token a provider or an attacker in its place could hand back that is not the one
+ * this request asked for: wrong issuer, audience or authorised party, expired, without or with
+ * another nonce, signed by a key the issuer does not publish, unsigned (`none`), or HS256 keyed
+ * with the client secret or the issuer's public key where RS256 is expected; and a state of
+ * another connection or none, and a code redeemed without its request's PKCE verifier.
+ */
+describe.skipIf(dbUnavailable)('company SSO over OpenID Connect: forged ID tokens and callbacks', () => {
+  const t = useTestApp();
+  const provider = new OidcForger();
+  const domain = `oidcf-${randomBytes(4).toString('hex')}.example`;
+  const connectionIds = [`sso_f${randomBytes(6).toString('hex')}`, `sso_g${randomBytes(6).toString('hex')}`] as const;
+  const [mainId, otherId] = connectionIds;
+
+  beforeAll(async () => {
+    if (!dbUnavailable) await provider.start();
+  });
+  afterAll(async () => {
+    if (!dbUnavailable) await provider.stop();
+  });
+
+  let connected = false;
+  /** Two organisations, each with an OIDC connection to the same provider (the second for cross-connection state). */
+  async function connect(): Promise<void> {
+    if (connected) return;
+    connected = true;
+    for (const [index, id] of connectionIds.entries()) {
+      const orgDomain = index === 0 ? domain : `other-${domain}`;
+      const org = await createOrganization(t.deps, { name: `Forged ${orgDomain}`, domain: orgDomain, ssoRequired: true }, CLI_META);
+      await insertConnection(t.db, {
+        id,
+        org_id: org.id,
+        kind: 'oidc',
+        saml_idp_entity_id: null,
+        saml_idp_sso_url: null,
+        saml_idp_certs: null,
+        saml_allow_unsolicited: 0,
+        oidc_issuer: provider.issuer,
+        oidc_client_id: provider.clientId,
+        oidc_client_secret: sealClientSecret(t.config, id, provider.clientSecret),
+        created_at: t.clock.now(),
+      });
+    }
+  }
+
+  /** A started sign-in at the provider, consented: the code and state the browser brings back. */
+  async function consented(email: string) {
+    await connect();
+    const response = await startSso(t, email);
+    expect(response.statusCode, response.body).toBe(200);
+    provider.email = email;
+    return provider.authorize(response.json<{ url: string }>().url);
+  }
+
+  const callback = (connectionId: string, query: Record<string, string>) =>
+    t.app.inject({ method: 'GET', url: `${new URL(ssoUrls(t.config, connectionId).oidcCallback).pathname}?${new URLSearchParams(query).toString()}` });
+
+  async function refused(connectionId: string, query: Record<string, string>, reason: string): Promise<void> {
+    await expectRefused(t, connectionId, await writesNoAccount(t, () => callback(connectionId, query)), '1002', reason);
+  }
+
+  it('signs in with an honest ID token, having sent the PKCE verifier of the challenge it made', async () => {
+    provider.forgery = 'honest';
+    const { code, state, challenge } = await consented(`honest@${domain}`);
+    expect(landing(await callback(mainId, { code, state })).get('transferToken')).not.toBeNull();
+    const sent = provider.tokenRequests.find((request) => request.code === code);
+    expect(
+      createHash('sha256')
+        .update(sent?.codeVerifier ?? '')
+        .digest('base64url'),
+    ).toBe(challenge);
+  });
+
+  const forgeries: Array<[IdTokenForgery, string]> = [
+    ['wrongIssuer', '"iss"'],
+    ['wrongAudience', '"aud"'],
+    ['anotherClientAuthorized', '"azp"'],
+    ['expired', '"exp"'],
+    ['wrongNonce', '"nonce"'],
+    ['noNonce', '"nonce"'],
+    ['foreignKey', 'JWT signature verification failed'],
+    ['algNone', 'unsupported JWS "alg" identifier'],
+    ['hs256ClientSecret', 'unsupported JWS algorithm'],
+    ['hs256PublicKey', 'unsupported JWS algorithm'],
+  ];
+  it.each(forgeries)('refuses an ID token forged as %s', async (forgery, reason) => {
+    const { code, state } = await consented(`${forgery.toLowerCase()}@${domain}`);
+    provider.forgery = forgery;
+    try {
+      await refused(mainId, { code, state }, reason);
+    } finally {
+      provider.forgery = 'honest';
+    }
+  });
+
+  it('refuses a code redeemed under another request’s state: its PKCE verifier does not match the challenge', async () => {
+    const first = await consented(`pkce@${domain}`);
+    const second = await consented(`pkce@${domain}`);
+    await refused(mainId, { code: first.code, state: second.state }, 'error in the response body');
+    expect(provider.tokenRequests.at(-1)?.code).toBe(first.code);
+  });
+
+  it('refuses a state of another connection, a missing state, and a state already spent', async () => {
+    const elsewhere = await consented(`cross@${domain}`);
+    await refused(otherId, { code: elsewhere.code, state: elsewhere.state }, 'state names no waiting request');
+    // The refusal at the other connection did not spend it: the right callback still signs in once.
+    expect(landing(await callback(mainId, { code: elsewhere.code, state: elsewhere.state })).get('transferToken')).not.toBeNull();
+    await refused(mainId, { code: elsewhere.code, state: elsewhere.state }, 'state names no waiting request');
+    await refused(mainId, { code: elsewhere.code }, 'no state');
+  });
+});

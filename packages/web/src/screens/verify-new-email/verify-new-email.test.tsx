@@ -1,0 +1,56 @@
+import { screen, waitFor } from '@testing-library/react';
+import { describe, expect, it } from 'vitest';
+import { deferred, json, renderApp, stubFetch, stubLocation } from '../../test/harness';
+
+const VERIFY = 'POST /api/account/verifyNewEmail';
+const TOKEN = 'N3wEmailTokenABCDEFGHIJKLMNOP_-';
+
+describe('/verify-new-email/:token (spec §2, §8; decision 0023)', () => {
+  it('shows its progress, sends the token with the device id and `next` once, then goes to the answered address', async () => {
+    const answer = deferred<Response>();
+    const calls = stubFetch({ [VERIFY]: () => answer.promise });
+    const { replace } = stubLocation();
+    renderApp(`/verify-new-email/${TOKEN}?next=%2Fsettings%2Femails`);
+    expect(await screen.findByRole('heading', { level: 1, name: 'Verify New Email' })).toBeInTheDocument();
+    expect(screen.getByRole('status')).toHaveTextContent('Verifying your new email…');
+    answer.resolve(json(200, { otter: 'o'.repeat(43), redirectUrl: '/settings/emails' }));
+    await waitFor(() => expect(replace).toHaveBeenCalledWith('/settings/emails'));
+    const posts = calls.filter((call) => call.method === 'POST');
+    expect(posts).toHaveLength(1);
+    expect(posts[0]?.body).toMatchObject({ token: TOKEN, next: '/settings/emails' });
+    expect((posts[0]?.body as { deviceId: string }).deviceId).toMatch(/^[A-Za-z0-9_-]{12}$/);
+  });
+
+  it('goes home when the service answers no redirect (a `next` outside the allow-list)', async () => {
+    const calls = stubFetch({ [VERIFY]: () => json(200, { otter: 'o'.repeat(43) }) });
+    const { replace } = stubLocation();
+    renderApp(`/verify-new-email/${TOKEN}?next=https%3A%2F%2Fevil.example%2Fx`);
+    await waitFor(() => expect(replace).toHaveBeenCalledWith('/home'));
+    expect(calls.find((call) => call.method === 'POST')?.body).toMatchObject({ next: 'https://evil.example/x' });
+  });
+
+  it('does not follow an answered address the allow-list refuses', async () => {
+    stubFetch({ [VERIFY]: () => json(200, { otter: 'o'.repeat(43), redirectUrl: 'https://evil.example/x' }) });
+    const { replace } = stubLocation();
+    renderApp(`/verify-new-email/${TOKEN}`);
+    await waitFor(() => expect(replace).toHaveBeenCalledWith('/home'));
+  });
+
+  it('says accountNotSetUp in the spec’s words', async () => {
+    stubFetch({ [VERIFY]: () => json(409, { errorMessage: 'accountNotSetUp' }) });
+    renderApp(`/verify-new-email/${TOKEN}`);
+    expect(await screen.findByRole('alert')).toHaveTextContent('This account is not fully set up. Please contact your administrator.');
+    expect(screen.getByRole('link', { name: 'Back to Sign In' })).toHaveAttribute('href', '/sign-in');
+  });
+
+  it.each([
+    [400, 'invalidToken'],
+    [410, 'tokenExpired'],
+    [429, 'rateLimitExeeded'],
+    [500, 'unexpectedError'],
+  ])('answers %s %s with the link’s generic text', async (status, code) => {
+    stubFetch({ [VERIFY]: () => json(status, { errorMessage: code }) });
+    renderApp(`/verify-new-email/${TOKEN}`);
+    expect(await screen.findByRole('alert')).toHaveTextContent('This link is invalid or has expired. Please check your email for a new link.');
+  });
+});

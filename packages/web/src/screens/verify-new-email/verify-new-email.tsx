@@ -1,0 +1,72 @@
+import { ROUTES, type MessageKey } from '@foyer/contract/core';
+import { useEffect, useRef, useState } from 'react';
+import { useParams } from 'react-router';
+import { Alert } from '../../components/alert';
+import { Button } from '../../components/button';
+import { CardLayout } from '../../components/card-layout';
+import { ErrorText } from '../../components/error-text';
+import { Spinner } from '../../components/spinner';
+import { fetchAnswer } from '../../lib/answers';
+import type { FailureCode } from '../../lib/api';
+import { useT } from '../../lib/i18n';
+import { pageQuery } from '../../lib/page-query';
+import { redirectTarget } from '../../lib/redirect';
+import { useRuntimeConfig } from '../../lib/runtime-config';
+import { deviceId } from '../../lib/storage';
+
+/** Spec §8: accountNotSetUp has its own text; anything else is the link's generic one. */
+export function verifyNewEmailFailure(code: FailureCode): MessageKey {
+  return code === 'accountNotSetUp' ? 'error.accountNotSetUp' : 'error.verifyNewEmailInvalid';
+}
+
+/**
+ * Spec §2, §7 `/verify-new-email/:token` (decision 0023): the link mailed to a new address. The
+ * screen sends it at once (the POST, never the opening of the link, spends it), shows its
+ * progress, and once the service has moved the account and signed this browser in goes to `next`
+ * (the service answers it only when the allow-list accepts it, and the browser checks it again)
+ * or the default home.
+ */
+export function VerifyNewEmail() {
+  const t = useT();
+  const config = useRuntimeConfig();
+  const { token = '' } = useParams();
+  const [failure, setFailure] = useState<MessageKey | null>(null);
+  // Single use: StrictMode's second run of the effect must not send it again.
+  const sent = useRef(false);
+
+  useEffect(() => {
+    if (sent.current) return;
+    sent.current = true;
+    void (async () => {
+      const next = pageQuery().get('next');
+      const result = await fetchAnswer('verifyNewEmail', { body: { token, deviceId: deviceId(), ...(next === null ? {} : { next }) } });
+      if (!result.ok) {
+        setFailure(verifyNewEmailFailure(result.code));
+        return;
+      }
+      // replace: Back must not land on a spent link's address.
+      window.location.replace(redirectTarget(result.data.redirectUrl ?? null, config));
+    })();
+  }, [token, config]);
+
+  if (failure === null) {
+    return (
+      <CardLayout title={t('verifyNewEmail.title')}>
+        <div className="centred">
+          <Spinner title={t('verifyNewEmail.verifying')} />
+        </div>
+      </CardLayout>
+    );
+  }
+
+  return (
+    <CardLayout title={t('verifyNewEmail.title')}>
+      <Alert variant="error" focusOnShow>
+        <ErrorText messageKey={failure} />
+      </Alert>
+      <Button variant="outline" block to={ROUTES.signIn}>
+        {t('common.backToSignIn')}
+      </Button>
+    </CardLayout>
+  );
+}
