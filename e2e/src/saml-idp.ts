@@ -171,8 +171,20 @@ export async function startSamlIdp(users: SamlIdpUser[]): Promise<SamlIdp> {
   const child: ChildProcess = spawn(
     PHP,
     ['-d', `session.save_path=${sessionDir}`, '-d', 'display_errors=0', '-d', 'log_errors=1', '-S', `127.0.0.1:${port}`, '-t', SIMPLESAMLPHP_WWW],
-    { env: { ...process.env, SIMPLESAMLPHP_CONFIG_DIR: configDir }, stdio: ['ignore', 'pipe', 'pipe'] },
+    {
+      // A few workers: one server process would wait on a connection Chromium opened ahead and
+      // left idle, and every other request of the sign-in would wait behind it. The workers
+      // share the process group, which `stop` ends as a whole.
+      env: { ...process.env, SIMPLESAMLPHP_CONFIG_DIR: configDir, PHP_CLI_SERVER_WORKERS: '4' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    },
   );
+  // Detached, so it would outlive a test run that dies: end the group with this process too.
+  const endGroup = () => {
+    if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) process.kill(-child.pid, 'SIGTERM');
+  };
+  process.once('exit', endGroup);
   let output = '';
   const keep = (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-20_000);
@@ -183,9 +195,10 @@ export async function startSamlIdp(users: SamlIdpUser[]): Promise<SamlIdp> {
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) {
       const exited = new Promise((resolve) => child.once('exit', resolve));
-      child.kill('SIGTERM');
+      endGroup();
       await exited;
     }
+    process.removeListener('exit', endGroup);
     rmSync(dir, { recursive: true, force: true });
   };
 

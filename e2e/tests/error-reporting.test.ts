@@ -29,7 +29,7 @@ describe('error reporting', () => {
     const page = await context.newPage();
     const token = 'q9XkV2mB7nR4tY6uI1oP3aS5dF8gH0jK';
     await page.goto(`${server.url}/reset-password/${token}?from=%2Fhome`);
-    await page.getByRole('button', { name: 'Change Password' }).waitFor();
+    await page.getByRole('heading', { name: 'Reset Password' }).waitFor();
 
     const reported = page.waitForResponse((response) => response.url().endsWith('/api/client/errors'));
     await page.evaluate(() => {

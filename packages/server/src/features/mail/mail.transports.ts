@@ -57,14 +57,14 @@ export function smtpTransport(input: { url: string; from: string }): MailTranspo
       // Decision 0026: a client span per message with the server and the mail's kind, never an address.
       await inClientSpan('smtp send', { 'network.protocol.name': 'smtp', ...server, 'foyer.mail.kind': mail.kind }, () =>
         transporter.sendMail({
-        to: mail.to,
-        subject: mail.subject,
-        text: mail.text,
-        html: mail.html,
-        // The outbox id in the Message-ID: a retry after a lost acknowledgement or a crash
-        // (at least once) is recognisably the same message, and receivers can drop the copy.
-        messageId: `<${mail.id}@${fromDomain}>`,
-        headers: { 'Auto-Submitted': 'auto-generated', 'Content-Language': mail.locale, 'X-Foyer-Mail-Kind': mail.kind },
+          to: mail.to,
+          subject: mail.subject,
+          text: mail.text,
+          html: mail.html,
+          // The outbox id in the Message-ID: a retry after a lost acknowledgement or a crash
+          // (at least once) is recognisably the same message, and receivers can drop the copy.
+          messageId: `<${mail.id}@${fromDomain}>`,
+          headers: { 'Auto-Submitted': 'auto-generated', 'Content-Language': mail.locale, 'X-Foyer-Mail-Kind': mail.kind },
         }),
       );
     },

@@ -62,7 +62,13 @@ describe.skipIf(dbUnavailable)('invitations into an organisation that requires S
     const fields = await t.app.inject({ method: 'GET', url: fieldsUrl(token) });
     expect(fields.statusCode).toBe(400);
     expect(fields.json()).toEqual({ errorMessage: 'invalidToken' });
-    const setup = await postJson(t, SETUP_URL, { token, deviceId: newDeviceId(), firstName: 'E', lastName: 'Arly', hashPassword: sha256Hex('a chosen passphrase') });
+    const setup = await postJson(t, SETUP_URL, {
+      token,
+      deviceId: newDeviceId(),
+      firstName: 'E',
+      lastName: 'Arly',
+      hashPassword: sha256Hex('a chosen passphrase'),
+    });
     expect(setup.statusCode).toBe(400);
     expect(setup.json()).toEqual({ errorMessage: 'invalidToken' });
     const member = await findUserByEmailKey(t.db, normalizeEmail(email));

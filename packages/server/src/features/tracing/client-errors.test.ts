@@ -17,7 +17,10 @@ describe.skipIf(dbUnavailable)('client/errors: the page reports an uncaught erro
   });
 
   async function app(env: Record<string, string> = {}): Promise<TestApp> {
-    t = await createTestApp({ env: { LOG_LEVEL: 'warn', ...env }, logStream: { write: (line) => lines.push(JSON.parse(line) as Record<string, unknown>) } });
+    t = await createTestApp({
+      env: { LOG_LEVEL: 'warn', ...env },
+      logStream: { write: (line) => lines.push(JSON.parse(line) as Record<string, unknown>) },
+    });
     return t;
   }
 

@@ -13,7 +13,11 @@ import { startTracing } from './tracing.sdk.js';
 function makeSpans(names: string[]): ReadableSpan[] {
   const memory = new InMemorySpanExporter();
   const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(memory)] });
-  for (const name of names) provider.getTracer('test').startSpan(name, { attributes: { 'foyer.test': name } }).end();
+  for (const name of names)
+    provider
+      .getTracer('test')
+      .startSpan(name, { attributes: { 'foyer.test': name } })
+      .end();
   return memory.getFinishedSpans();
 }
 
@@ -78,7 +82,9 @@ describe('the OTLP export retry policy (spec §9, decision 0026)', () => {
       expect(wait).toBeLessThanOrEqual((BASE_WAITS[index] ?? 0) * 1.2);
     });
     // Every attempt carries OTEL_EXPORTER_OTLP_HEADERS and the JSON encoding.
-    expect(collector.attempts.every((attempt) => attempt.headers['x-api-key'] === 'collector-key' && attempt.contentType === 'application/json')).toBe(true);
+    expect(collector.attempts.every((attempt) => attempt.headers['x-api-key'] === 'collector-key' && attempt.contentType === 'application/json')).toBe(
+      true,
+    );
   });
 
   it('429, 502, 503 and 504 are retried 5 times at most: 6 attempts, then the batch is dropped and said so', async () => {

@@ -89,7 +89,9 @@ describe.skipIf(dbUnavailable)('traces over OTLP/HTTP (decision 0026)', () => {
       expect(statement.parentSpanId).toBe(root.spanId);
     }
     // The statement text keeps its placeholders; the values stay out.
-    const lookup = statements.find((span) => /select/i.test(String(span.attributes['db.query.text'])) && /users/.test(String(span.attributes['db.query.text'])));
+    const lookup = statements.find(
+      (span) => /select/i.test(String(span.attributes['db.query.text'])) && /users/.test(String(span.attributes['db.query.text'])),
+    );
     expect(lookup?.attributes['db.query.text']).toMatch(TEST_DB === 'sqlite' ? /\?/ : /\$1/);
 
     expectNoSecrets(spans, [user.email, user.password, sha256Hex(user.password), otter, deviceId]);

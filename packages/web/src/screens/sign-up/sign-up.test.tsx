@@ -302,7 +302,8 @@ describe('Check Your Email (spec §2, §4)', () => {
     await screen.findByText('Email sent!');
     expect(calls.at(-1)).toMatchObject({ method: 'POST', url: '/api/account/resendVerification', body: { email: 'ann@example.com', userId: 'u-1' } });
     expect(screen.getByRole('link', { name: 'Continue' })).toHaveAttribute('href', '/sign-in');
-  });
+    // Two screens and a resend: more steps than its neighbours.
+  }, 15_000);
 
   it('sends the email and user id to resendVerification', async () => {
     const { calls, user } = await signUp();

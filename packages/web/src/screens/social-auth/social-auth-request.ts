@@ -90,7 +90,7 @@ const HANDLERS: FailureHandlers<SocialFailure> = {
 
 /** A refusal's failure; ssoRequired's body names the address Google vouched for (decision 0022). */
 export function socialFailure(code: FailureCode, body?: unknown): SocialFailure {
-  const failure = handleFailure(code, HANDLERS, (other) => ({ key: globalErrorKey(other) }));
+  const failure = handleFailure<SocialFailure>(code, HANDLERS, (other) => ({ key: globalErrorKey(other) }));
   if (failure.ssoLink !== true || typeof body !== 'object' || body === null || !('email' in body)) return failure;
   const { email } = body;
   return typeof email === 'string' && email.trim() !== '' && email.length <= 320 ? { ...failure, email: email.trim() } : failure;
