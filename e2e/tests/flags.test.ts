@@ -44,8 +44,16 @@ describe('feature flags from an OFREP flag service, in Chromium', () => {
 
     // The page's own OFREP client gets the same answer from Foyer.
     const answer = await page.evaluate(async () => {
-      const response = await fetch('/ofrep/v1/evaluate/flags', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{"context":{}}' });
-      return { status: response.status, etag: response.headers.get('ETag'), body: (await response.json()) as { flags: Array<{ key: string; value: unknown }> } };
+      const response = await fetch('/ofrep/v1/evaluate/flags', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: '{"context":{}}',
+      });
+      return {
+        status: response.status,
+        etag: response.headers.get('ETag'),
+        body: (await response.json()) as { flags: Array<{ key: string; value: unknown }> },
+      };
     });
     assert.equal(answer.status, 200);
     assert.ok(answer.etag);

@@ -120,7 +120,10 @@ describe('a dropped connection on each form (spec §8 generic HTTP failures)', (
   test('SSO sign-in', async () => {
     const page = await newPage();
     await page.goto(`${server.url}/sso-sign-in`);
-    await page.getByLabel('Work email').or(page.getByLabel('Email', { exact: true })).fill('nobody@unclaimed.example');
+    await page
+      .getByLabel('Work email')
+      .or(page.getByLabel('Email', { exact: true }))
+      .fill('nobody@unclaimed.example');
     await failsThenRecovers(page, '/account/sso/start', () => page.getByRole('button', { name: 'Sign In', exact: true }).click());
     // Back on the network, the service answers: no connection for that email.
     await page.getByText("Sorry, we didn't recognize your account. Please connect from your SSO dashboard.").waitFor();

@@ -136,7 +136,12 @@ export class OfrepServer {
     if (this.failure?.status === 500) return json(500, { errorDetails: 'the flag store is unavailable' });
 
     const context = typeof body === 'object' && body !== null ? (body as { context?: unknown }).context : undefined;
-    const failure = !parsed || typeof body !== 'object' || body === null || Array.isArray(body) ? 'PARSE_ERROR' : context !== undefined && (typeof context !== 'object' || context === null) ? 'INVALID_CONTEXT' : undefined;
+    const failure =
+      !parsed || typeof body !== 'object' || body === null || Array.isArray(body)
+        ? 'PARSE_ERROR'
+        : context !== undefined && (typeof context !== 'object' || context === null)
+          ? 'INVALID_CONTEXT'
+          : undefined;
 
     if (key === undefined) {
       if (failure !== undefined) return json(400, { errorCode: failure, errorDetails: 'bad evaluation request' });

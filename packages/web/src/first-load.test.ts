@@ -16,6 +16,7 @@ interface FirstLoad {
   jsGzipBytes: number;
   reactRouterInFirstLoad: string[];
   reactRouterElsewhere: string[];
+  modules: Array<{ file: string; source: string; rawBytes: number; gzipShareBytes: number }>;
 }
 
 const SCRIPT = join(import.meta.dirname, '../scripts/first-load.mjs');
@@ -46,5 +47,16 @@ describe('the first load of /sign-in (performance budget)', () => {
     expect(report.reactRouterElsewhere.length).toBeGreaterThan(0);
 
     expect(report.jsGzipBytes).toBeLessThanOrEqual(report.budgetBytes);
+
+    // `--modules` (decision 0017): each chunk's modules account for the whole chunk, and the
+    // sign-in screen and React are among them.
+    for (const chunk of report.files.filter((file) => report.modules.some((entry) => entry.file === file.file))) {
+      const modules = report.modules.filter((entry) => entry.file === chunk.file);
+      const shares = modules.reduce((total, entry) => total + entry.gzipShareBytes, 0);
+      expect(Math.abs(shares - chunk.gzipBytes)).toBeLessThanOrEqual(modules.length);
+    }
+    const sources = report.modules.map((entry) => entry.source);
+    expect(sources).toContain('packages/web/src/screens/sign-in/sign-in.tsx');
+    expect(sources).toContain('node_modules/react-dom/cjs/react-dom-client.production.js');
   }, 120_000);
 });

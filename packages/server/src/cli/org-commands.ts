@@ -8,10 +8,12 @@ export const ORG_USAGE = `  org create --name N [--domain D] [--sso-required]
       Creates an organisation, optionally claiming an email domain; prints its id.
   org claim-domain --org O --domain D [--sso-required]
       Claims an email domain for organisation O (id or name); run again to change
-      --sso-required. With SSO required, sign-up with a password is refused there.
+      --sso-required. With SSO required, passwords are refused there: sign-up,
+      sign-in and reset point to SSO sign-in.
   invite --org O --email E [--locale ${SUPPORTED_LOCALES.join('|')}]
       Makes E a member of O and emails a link to choose a name and password (valid
       7 days). Inviting someone who has not finished setup sends a fresh link.
+      Where O requires SSO for E's domain, the mail links to SSO sign-in instead.
 `;
 
 const PROBLEMS: Record<OrganizationProblem, string> = {
@@ -67,7 +69,8 @@ const invite: AdminCommand = async (args, io) => {
   const locale = optional(values, 'locale');
   const input = { org: required(values, 'org'), email: required(values, 'email'), ...(locale === undefined ? {} : { locale }) };
   return reporting(io, async () => {
-    const { user, resent } = await inviteMember(io.deps, input, CLI_META);
+    const { user, resent, sso } = await inviteMember(io.deps, input, CLI_META);
+    if (sso) return `Invited ${user.email} (${user.id}); a link to SSO sign-in is in the mail queue\n`;
     return resent
       ? `Sent ${user.email} a fresh setup link; the previous one no longer works\n`
       : `Invited ${user.email} (${user.id}); the setup link is in the mail queue\n`;

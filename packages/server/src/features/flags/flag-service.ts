@@ -95,7 +95,11 @@ function etagOf(evaluated: readonly EvaluatedFlag[]): string {
  * type, an error, a refusal (401, 403, 429) or a timeout all answer with them. Each instance
  * binds its provider to a domain of its own in OpenFeature's process-wide registry.
  */
-export async function createFlagService(config: Pick<Config, 'env' | 'flags' | 'flagService'>, clock: Clock, log: FastifyBaseLogger): Promise<FlagService> {
+export async function createFlagService(
+  config: Pick<Config, 'env' | 'flags' | 'flagService'>,
+  clock: Clock,
+  log: FastifyBaseLogger,
+): Promise<FlagService> {
   const domain = `foyer-flags-${randomUUID()}`;
   const provider = config.flagService === undefined ? new InMemoryProvider(inMemoryConfiguration(config.flags)) : ofrepProvider(config.flagService);
   await OpenFeature.setProviderAndWait(domain, provider);

@@ -1,5 +1,5 @@
 import { OFREP_PATHS, isFlagName } from '@foyer/contract';
-import type { FastifyError, FastifyReply } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -22,13 +22,13 @@ const EvaluationSuccess = z
   .object({ key: z.string(), value: Value, reason: z.string(), variant: z.string().optional() })
   .describe('OFREP evaluation success');
 const BulkSuccess = z.object({ flags: z.array(EvaluationSuccess) }).describe('OFREP bulk evaluation success');
-const BulkFailure = z.object({ errorCode: z.enum(['PARSE_ERROR', 'INVALID_CONTEXT']), errorDetails: z.string() }).describe('OFREP bulk evaluation failure');
+const BulkFailure = z
+  .object({ errorCode: z.enum(['PARSE_ERROR', 'INVALID_CONTEXT']), errorDetails: z.string() })
+  .describe('OFREP bulk evaluation failure');
 const SingleFailure = z
   .object({ key: z.string(), errorCode: z.enum(['PARSE_ERROR', 'INVALID_CONTEXT']), errorDetails: z.string() })
   .describe('OFREP evaluation failure');
-const FlagNotFound = z
-  .object({ key: z.string(), errorCode: z.literal('FLAG_NOT_FOUND'), errorDetails: z.string() })
-  .describe('OFREP flag not found');
+const FlagNotFound = z.object({ key: z.string(), errorCode: z.literal('FLAG_NOT_FOUND'), errorDetails: z.string() }).describe('OFREP flag not found');
 const GeneralError = z.object({ errorDetails: z.string() }).describe('OFREP general error');
 const KeyParams = z.object({ key: z.string().max(200) });
 
@@ -50,7 +50,7 @@ export function etagMatches(header: string | undefined, etag: string): boolean {
  * content type) in OFREP's shape; anything else in OFREP's general error, its detail logged.
  */
 function ofrepErrorHandler(single: boolean) {
-  return (error: FastifyError, request: { params: unknown; log: { error: (o: object, m: string) => void } }, reply: FastifyReply) => {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {
       const invalidContext = hasZodFastifySchemaValidationErrors(error);
@@ -58,10 +58,11 @@ function ofrepErrorHandler(single: boolean) {
       const errorDetails = invalidContext ? 'context must be an object' : 'the body must be a JSON object';
       const params = request.params as { key?: unknown };
       const key = typeof params.key === 'string' ? params.key : '';
-      return reply.code(400).send(single ? { key, errorCode, errorDetails } : { errorCode, errorDetails });
+      void reply.code(400).send(single ? { key, errorCode, errorDetails } : { errorCode, errorDetails });
+      return;
     }
     request.log.error({ err: error }, 'ofrep: unexpected error');
-    return reply.code(500).send({ errorDetails: 'internal error' });
+    void reply.code(500).send({ errorDetails: 'internal error' });
   };
 }
 

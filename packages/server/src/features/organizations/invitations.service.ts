@@ -17,6 +17,8 @@ export interface Invitation {
   user: UserRow;
   /** True when the person was already a member: a fresh link replaced the old one. */
   resent: boolean;
+  /** True when the organisation requires SSO for the email's domain: the mail links to SSO sign-in. */
+  sso: boolean;
 }
 
 /**
@@ -76,7 +78,7 @@ export async function inviteMember(deps: Deps, input: { org: string; email: stri
       }
       const resent = existing !== undefined;
       await recordAudit(uow, { type: 'org.invited', meta, userId: user.id, emailKey, detail: { orgId: org.id, resent, sso } });
-      return { user, resent };
+      return { user, resent, sso };
     });
 
   try {

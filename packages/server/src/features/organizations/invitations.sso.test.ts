@@ -1,7 +1,9 @@
-import { normalizeEmail } from '@foyer/contract';
+import { API_BASE, CALLS, normalizeEmail } from '@foyer/contract';
 import { describe, expect, it } from 'vitest';
 import { SETUP_URL, fieldsUrl, latestToken, mailsTo, postJson } from '../../../test/account-entry.js';
-import { dbUnavailable, newDeviceId, postSignIn, uniqueEmail, useTestApp } from '../../../test/helpers.js';
+import { createTestUser, dbUnavailable, newDeviceId, postSignIn, uniqueEmail, useTestApp } from '../../../test/helpers.js';
+import { postReset, requestResetToken } from '../../../test/password.js';
+import { EXIT, runAdmin } from '../../cli/admin.js';
 import { sha256Hex } from '../../lib/crypto.js';
 import { CLI_META } from '../audit/audit.service.js';
 import { findUserByEmailKey } from '../users/users.repo.js';
@@ -31,6 +33,21 @@ describe.skipIf(dbUnavailable)('invitations into an organisation that requires S
     expect(mail?.text_body).not.toContain('/setup-account/');
     // No token of any kind was issued for the member.
     expect(await t.db.selectFrom('email_tokens').select('id').where('user_id', '=', user.id).execute()).toEqual([]);
+  });
+
+  it('says so on the admin CLI', async () => {
+    const domain = freshDomain();
+    const org = await createOrganization(t.deps, { name: `Org ${domain}`, domain, ssoRequired: true }, CLI_META);
+    let stdout = '';
+    const code = await runAdmin(['invite', '--org', org.name, '--email', `carlos@${domain}`], {
+      deps: t.deps,
+      stdout: (text) => (stdout += text),
+      stderr: () => undefined,
+    });
+    expect(code).toBe(EXIT.ok);
+    expect(stdout).toContain(`Invited carlos@${domain}`);
+    expect(stdout).toContain('a link to SSO sign-in is in the mail queue');
+    expect(await mailsTo(t, `carlos@${domain}`, 'ssoInvitation')).toHaveLength(1);
   });
 
   it.each([
@@ -80,5 +97,23 @@ describe.skipIf(dbUnavailable)('invitations into an organisation that requires S
     expect(await mailsTo(t, email, 'ssoInvitation')).toHaveLength(1);
     const row = await t.db.selectFrom('email_tokens').select('used_at').where('id', '=', sha256Hex(token)).executeTakeFirstOrThrow();
     expect(row.used_at).not.toBeNull();
+  });
+
+  it('ends a reset link sent before the domain required SSO: no password can be set with it', async () => {
+    const domain = freshDomain();
+    const account = await createTestUser(t, { email: `reset@${domain}` });
+    const token = await requestResetToken(t, account.email);
+    const org = await createOrganization(t.deps, { name: `Org ${domain}`, domain, ssoRequired: true }, CLI_META);
+    expect(org.id).toBeTruthy();
+
+    const check = await t.app.inject({ method: 'GET', url: API_BASE + CALLS.resetPasswordCheck.path.replace(':token', token) });
+    expect(check.statusCode).toBe(400);
+    expect(check.json()).toEqual({ errorMessage: 'invalidToken' });
+    const reset = await postReset(t, token, 'a brand new passphrase');
+    expect(reset.statusCode).toBe(400);
+    expect(reset.json()).toEqual({ errorMessage: 'invalidToken' });
+    const user = await findUserByEmailKey(t.db, normalizeEmail(account.email));
+    expect(user?.password_hash).toBe(account.user.password_hash);
+    expect((await postSignIn(t.app, { email: account.email, password: 'a brand new passphrase' })).json()).toEqual({ errorMessage: 'ssoRequired' });
   });
 });

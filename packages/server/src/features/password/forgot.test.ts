@@ -35,6 +35,7 @@ describe.skipIf(dbUnavailable)('POST /api/account/forgotPassword', () => {
         used_at: null,
         signup_id: null,
         ended_reason: null,
+        new_email: null,
       },
     ]);
     const events = await listAuditEvents(t.db, { emailKey: normalizeEmail(email), type: 'password.resetRequested' });

@@ -10,6 +10,7 @@ import { EMAIL_CHANGE_PURPOSES, RESET_PURPOSES, SETUP_PURPOSES } from '../tokens
 import { findToken, spendOpenTokens, spendPresentedToken, usableToken, type TokenRow } from '../tokens/tokens.js';
 import { clearLockout } from '../lockout/lockout.service.js';
 import { dropPendingCredentials } from '../signup/signup.repo.js';
+import { ssoRequiredFor } from '../organizations/organizations.service.js';
 import { findUserById, type UserRow } from '../users/users.repo.js';
 import { recipientLocale } from './forgot.service.js';
 import { passwordChangedMail } from './password.mail.js';
@@ -38,6 +39,9 @@ async function linkOwner(deps: Pick<Deps, 'db' | 'clock'>, token: string): Promi
   const user = await findUserById(deps.db, row.user_id);
   // A deactivated account gets nothing from a link sent before it was deactivated.
   if (user === undefined || user.deactivated_at !== null) throw new AppError('invalidToken');
+  // Decision 0022: where an organisation requires SSO no password is set; a link sent before the
+  // requirement is dead, as setup links are.
+  if (await ssoRequiredFor(deps, user.email_key)) throw new AppError('invalidToken');
   return { token: row, user };
 }
 

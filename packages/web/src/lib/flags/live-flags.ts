@@ -1,4 +1,4 @@
-import type { Flags } from '@foyer/contract/core';
+import type { Flags, RuntimeConfig } from '@foyer/contract/core';
 import { useEffect, useState } from 'react';
 import { useRuntimeConfig } from '../runtime-config';
 
@@ -9,16 +9,17 @@ import { useRuntimeConfig } from '../runtime-config';
  * which is also why this is a hook of the router shell rather than a provider over the runtime
  * config (that would make the first-load chunk export one more name).
  */
-export function useLiveFlags(): Flags {
+export function useLiveFlags(): RuntimeConfig['flags'] {
   const config = useRuntimeConfig();
-  const [flags, setFlags] = useState(config.flags);
+  const [flags, setFlags] = useState<RuntimeConfig['flags']>(config.flags);
 
   useEffect(() => {
     let stop: (() => void) | undefined;
     let cancelled = false;
     import('./flag-refresher')
       .then(({ startFlagRefresher }) => {
-        if (!cancelled) stop = startFlagRefresher({ initial: config.flags, context: { environment: config.env }, onChange: setFlags });
+        // isRuntimeConfig checked each flag's type against its default: these are Flags.
+        if (!cancelled) stop = startFlagRefresher({ initial: config.flags as Flags, context: { environment: config.env }, onChange: setFlags });
       })
       // Offline, or a new deploy removed the chunk: the page keeps the flags it was served with.
       .catch(() => undefined);
