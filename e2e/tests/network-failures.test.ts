@@ -117,6 +117,21 @@ describe('a dropped connection on each form (spec §8 generic HTTP failures)', (
     await page.context().close();
   });
 
+  test('change email, on the home page', async () => {
+    await server.admin('user', 'create', '--email', 'tove@example.com', '--password', PASSWORD, '--first-name', 'Tove', '--last-name', 'Lund');
+    const page = await newPage();
+    await page.goto(`${server.url}/sign-in`);
+    await page.getByLabel('Email', { exact: true }).fill('tove@example.com');
+    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign In', exact: true }).click();
+    await page.waitForURL(`${server.url}/home`);
+    await page.getByLabel('New email').fill('tove.lund@example.com');
+    await page.getByLabel('Current password').fill(PASSWORD);
+    await failsThenRecovers(page, '/account/changeEmail', () => page.getByRole('button', { name: 'Send Verification Link' }).click());
+    await page.getByText(/for a link to confirm your new email/).waitFor();
+    await page.context().close();
+  });
+
   test('SSO sign-in', async () => {
     const page = await newPage();
     await page.goto(`${server.url}/sso-sign-in`);
