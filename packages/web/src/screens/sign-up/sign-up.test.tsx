@@ -292,7 +292,9 @@ describe('Check Your Email (spec §2, §4)', () => {
   it('lets the person verify later (decision 0023): the reminder keeps the address and the resend', async () => {
     const { calls, user } = await signUp();
     await user.click(screen.getByRole('button', { name: 'Verify later' }));
-    expect(await screen.findByRole('heading', { level: 1, name: 'Verify Your Email Later' })).toHaveFocus();
+    const heading = await screen.findByRole('heading', { level: 1, name: 'Verify Your Email Later' });
+    // The screen moves focus to its heading once it has painted.
+    await waitFor(() => expect(heading).toHaveFocus());
     expect(window.location.pathname).toBe('/defer-email-verification');
     // The address travels in the history entry, never in the address bar.
     expect(window.location.search).toBe('');
