@@ -2,8 +2,9 @@
 // Installs the harness's own dependencies (bench/package.json: autocannon, Better Auth, Lighthouse,
 // chrome-launcher) on first use and whenever bench/package-lock.json changes. The bench is not a
 // workspace, so `npm install` at the root never fetches them (decision 0016). The product's
-// packages the harness also drives (@node-rs/argon2, better-sqlite3, pg, playwright-core) come from
-// the root install, so Foyer and the harness measure the very same builds.
+// packages the harness also drives (@node-rs/argon2, better-sqlite3, pg, playwright-core, and for
+// the Google provider and the SAML IdP oidc-provider, xml-crypto and @xmldom/xmldom) come from the
+// root install, so Foyer and the harness measure the very same builds.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -12,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 
 const BENCH = fileURLToPath(new URL('.', import.meta.url));
 const STAMP = join(BENCH, 'node_modules', '.foyer-bench-install');
-const FROM_ROOT = ['@node-rs/argon2', 'better-sqlite3', 'pg', 'playwright-core'];
+const FROM_ROOT = ['@node-rs/argon2', 'better-sqlite3', 'pg', 'playwright-core', 'oidc-provider', 'xml-crypto', '@xmldom/xmldom'];
 
 for (const name of FROM_ROOT) {
   try {

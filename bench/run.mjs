@@ -18,16 +18,22 @@ import {
   foyerEnv,
   METRICS_TOKEN,
   ROOT,
+  SAML_ORG,
   seedFoyer,
+  seedSamlConnection,
   startFoyer,
 } from './lib/foyer.mjs';
+import { selfSignedCertificate } from './lib/certificates.mjs';
+import { startIdTokenWorker } from './lib/id-token-raw.mjs';
 import { runLighthouse } from './lib/lighthouse.mjs';
 import { drain, loadChunk, summarize } from './lib/load.mjs';
 import { machineInfo, waitForQuiet } from './lib/machine.mjs';
 import { scrapeFoyer } from './lib/metrics.mjs';
-import { betterAuthVersion, startBetterAuth, startFixedAnswer, startForumFloor, startVerifyOnly } from './lib/peer.mjs';
+import { betterAuthVersion, startBetterAuth, startFixedAnswer, startForumFloor, startGoogleProvider, startVerifyOnly } from './lib/peer.mjs';
 import { freePort, rssBytes, RssSampler, sleep, stopChild } from './lib/proc.mjs';
 import { BUDGETS, loadRows, renderTable, webRows } from './lib/report.mjs';
+import { samlIdp } from './lib/saml-idp.mjs';
+import { startSamlWorker } from './lib/saml-raw.mjs';
 import { benchUsers, betterAuth, foyer, forumRequestBody, preflight } from './lib/scenarios.mjs';
 import { CHROMIUM_PATH, measureWebWeight } from './lib/web-weight.mjs';
 
@@ -44,7 +50,8 @@ const USAGE = `Usage: npm run bench -- [options]
   --skip-peer     skip Better Auth (the peer ratios are then void)
   --quiet-wait S  before each round, wait up to S seconds (default 30) for other processes to
                   leave the cores idle (< 0.25 cores busy); a round disturbed anyway is redone
-  --only LIST     run only these loads, comma-separated: signin,signinFailed,session,forum
+  --only LIST     run only these loads, comma-separated: signin,signinFailed,session,forum,
+                  google,saml
                   (for investigation: the other figures are then void)
   --profile       start Foyer with --cpu-prof; profiles land in bench/results/profiles/
                   (summarise one with: node bench/lib/profile-summary.mjs <file>)
@@ -92,7 +99,7 @@ for (const [name, value] of [
 }
 
 // The issue's concurrencies; the raw argon2id rate runs with as many in flight as sign-in has.
-const CONNECTIONS = { signin: 8, signinFailed: 8, session: 32, forum: 8 };
+const CONNECTIONS = { signin: 8, signinFailed: 8, session: 32, forum: 8, google: 8, saml: 8 };
 const RAW_CONCURRENCY = CONNECTIONS.signin;
 // Each phase interleaves its loads in rounds of about 1 s per load: this machine's speed moves
 // from second to second, and fine interleaving lets every load see the same mix of it.
@@ -164,11 +171,15 @@ function describe(result) {
 }
 
 /**
- * One phase: its parts (loads of one or both servers, and perhaps the raw argon2id rate) measured
- * in ROUNDS rounds, one part after another within a round, never two at once. A machine whose
- * speed drifts then drifts for every part alike, so the ratios between them stay fair.
+ * One phase: its parts (loads of one or both servers, and perhaps a raw rate: argon2id, or a
+ * flow's cryptography alone) measured in ROUNDS rounds, one part after another within a round,
+ * never two at once. A machine whose speed drifts then drifts for every part alike, so the ratios
+ * between them stay fair. A scenario whose requests need work done beforehand (`prepare`) has it
+ * done before each of its chunks, outside the chunk's measurement.
  * @param {string} label
- * @param {Array<{ key: string, system: string, name: string, scenario?: object, pid?: number, raw?: object }>} parts
+ * @param {Array<{ key: string, system: string, name: string, scenario?: object, pid?: number, helperPids?: number[], raw?: object, concurrency?: number }>} parts
+ *   `helperPids`: processes the scenario's requests need besides the server (the Google provider);
+ *   `concurrency`: of a raw part (default RAW_CONCURRENCY)
  * @param {{ database?: string }} [options] `postgres`: its processes' CPU belongs to the loads
  */
 async function phase(label, parts, { database } = {}) {
@@ -188,7 +199,7 @@ async function phase(label, parts, { database } = {}) {
   }
   const out = {};
   if (live.length === 0) return out;
-  const pids = live.map((part) => part.pid ?? part.raw?.pid).filter(Boolean);
+  const pids = live.flatMap((part) => [part.pid ?? part.raw?.pid, ...(part.helperPids ?? [])]).filter(Boolean);
   log(
     `${label}: ${live.map((part) => `${part.system} ${part.name}`).join(', ')}; ${ROUNDS} rounds of ${CHUNK_SECONDS.toFixed(1)} s each, after ${WARMUP} s warm-up each`,
   );
@@ -199,6 +210,7 @@ async function phase(label, parts, { database } = {}) {
     await quiet(pids);
     for (const part of live) {
       if (part.raw || WARMUP <= 0) continue;
+      await part.scenario.prepare?.(WARMUP);
       await loadChunk(part.scenario, { connections: CONNECTIONS[part.name], seconds: WARMUP, pid: part.pid, database });
       await drain(pids);
     }
@@ -207,15 +219,17 @@ async function phase(label, parts, { database } = {}) {
       await quiet(pids);
       const round = [];
       for (const part of live) {
+        if (!part.raw) await part.scenario.prepare?.(CHUNK_SECONDS);
         await drain(pids);
         round.push(
           part.raw
-            ? await part.raw.measure(CHUNK_SECONDS, RAW_CONCURRENCY)
+            ? await part.raw.measure(CHUNK_SECONDS, part.concurrency ?? RAW_CONCURRENCY)
             : await loadChunk(part.scenario, {
                 connections: CONNECTIONS[part.name],
                 seconds: CHUNK_SECONDS,
                 pid: part.pid,
                 database,
+                helperPids: part.helperPids,
                 metrics: part.metrics,
               }),
         );
@@ -247,7 +261,7 @@ async function phase(label, parts, { database } = {}) {
       out[part.key] = summarizeRaw(chunks[part.key]);
       const raw = out[part.key];
       log(
-        `raw argon2id: ${raw.rate.toFixed(1)} verifies/s (chunks ${raw.chunkRates.join(', ')}), ${raw.cpuMsPerVerify.toFixed(2)} ms CPU each, ${raw.cpuCores.toFixed(2)} cores busy`,
+        `${part.system} ${part.name}: ${raw.rate.toFixed(1)} verifies/s (chunks ${raw.chunkRates.join(', ')}), ${raw.cpuMsPerVerify.toFixed(3)} ms CPU each, ${raw.cpuCores.toFixed(2)} cores busy`,
       );
     } else {
       out[part.key] = summarize(chunks[part.key], CONNECTIONS[part.name]);
@@ -292,7 +306,26 @@ async function memoryHeld(server) {
   }
 }
 
-/** A fresh database for Foyer, seeded; returns its environment. */
+/**
+ * The Google provider for a Foyer on `foyerPort`: its own process, over https with a certificate
+ * made for this run, started before Foyer, whose environment names it (lib/foyer.mjs, foyerEnv).
+ */
+async function launchGoogleProvider(dir, foyerPort) {
+  const tls = selfSignedCertificate(dir, 'google-provider', { subject: 'Foyer bench Google provider', ip: '127.0.0.1' });
+  // Foyer's redirect URI: PUBLIC_URL and the social-auth-callback route (google.client.ts).
+  const redirectUri = `https://127.0.0.1:${foyerPort}/social-auth-callback`;
+  const child = await startGoogleProvider({ port: await freePort(), redirectUri, certFile: tls.certFile, keyFile: tls.keyFile });
+  children.add(child);
+  const { issuer, clientId, clientSecret } = child.ready;
+  log(`Google provider (oidc-provider, its own process): ${issuer}`);
+  return { child, issuer, clientId, clientSecret, caFile: tls.certFile, ca: tls.cert, redirectUri };
+}
+
+/**
+ * A fresh database for Foyer, seeded; returns its environment. With the Google callback selected,
+ * its provider is started first; with the SAML consumer, the organisation and its connection to
+ * the harness's IdP are made with the admin CLI.
+ */
 async function prepareFoyer(kind, users) {
   const port = await freePort();
   let databaseUrl;
@@ -308,14 +341,21 @@ async function prepareFoyer(kind, users) {
     databaseUrl = database.url;
     info.pgDatabase = database.name;
   }
-  const env = foyerEnv({ port, databaseUrl, webDist });
+  const google = selected('google') ? await launchGoogleProvider(dir, port) : undefined;
+  const env = foyerEnv({ port, databaseUrl, webDist, google });
   log(`Foyer (${kind}): seeding ${users.length} accounts with the admin CLI`);
   await seedFoyer(env, users);
-  return { env, port, info };
+  let saml;
+  if (selected('saml')) {
+    const idp = samlIdp(dir);
+    saml = { idp, ...(await seedSamlConnection(env, idp.metadataFile)) };
+    log(`Foyer (${kind}): organisation ${SAML_ORG.name} (${SAML_ORG.domain}) connected to the harness's SAML IdP with the admin CLI`);
+  }
+  return { env, port, info, google, saml };
 }
 
 async function launchFoyer(kind, users) {
-  const { env, port, info } = await prepareFoyer(kind, users);
+  const { env, port, info, google, saml } = await prepareFoyer(kind, users);
   const nodeArgs = [];
   if (args.profile) {
     mkdirSync(PROFILE_DIR, { recursive: true });
@@ -333,8 +373,10 @@ async function launchFoyer(kind, users) {
     webDist: env.WEB_DIST,
     env,
     kind,
+    google,
+    saml,
     metrics: () => scrapeFoyer(baseUrl, METRICS_TOKEN),
-    scenarios: await foyer.scenarios(baseUrl, users, { cookieName: FOYER_COOKIE, forum: FORUM }),
+    scenarios: await foyer.scenarios(baseUrl, users, { cookieName: FOYER_COOKIE, forum: FORUM, google, saml }),
   };
 }
 
@@ -537,6 +579,46 @@ async function pass(kind, users, peer) {
       }
     }
 
+    if (selected('google')) {
+      // Decision 0019's callback beside its ID-token validation alone, at the same concurrency.
+      const floor = startIdTokenWorker({ issuer: server.google.issuer, clientId: server.google.clientId });
+      try {
+        const parts = [
+          { key: 'floor.google', system: 'RS256 ID token', name: 'validation', raw: floor, concurrency: CONNECTIONS.google },
+          {
+            key: 'foyer.google',
+            system: server.name,
+            name: 'google',
+            scenario: server.scenarios.google,
+            pid: server.child.pid,
+            helperPids: [server.google.child.pid],
+            metrics: server.metrics,
+          },
+        ];
+        const google = await phase(`${server.name} Google phase`, parts, { database: kind === 'postgres' ? 'postgres' : undefined });
+        result.loads.google = google['foyer.google'] ?? null;
+        result.googleFloor = google['floor.google'] ?? null;
+      } finally {
+        floor.stop();
+      }
+    }
+
+    if (selected('saml')) {
+      // Decision 0022's assertion consumer beside the XML-signature check of its responses alone.
+      const floor = startSamlWorker({ cert: server.saml.idp.cert, responses: server.scenarios.saml.signedResponses });
+      try {
+        const parts = [
+          { key: 'floor.saml', system: 'XML signature', name: 'check', raw: floor, concurrency: 1 },
+          { key: 'foyer.saml', system: server.name, name: 'saml', scenario: server.scenarios.saml, pid: server.child.pid, metrics: server.metrics },
+        ];
+        const saml = await phase(`${server.name} SAML phase`, parts, { database: kind === 'postgres' ? 'postgres' : undefined });
+        result.loads.saml = saml['foyer.saml'] ?? null;
+        result.samlFloor = saml['floor.saml'] ?? null;
+      } finally {
+        floor.stop();
+      }
+    }
+
     result.memory.afterSessionPhase = rssBytes(server.child.pid);
     result.memory.peak = samplers[0].stop();
     if (peerResult) peerResult.memory.peak = samplers[1].stop();
@@ -586,6 +668,7 @@ async function pass(kind, users, peer) {
     }
   } finally {
     await stop(server);
+    await stop(server.google);
   }
   return { result, peerResult };
 }
@@ -713,7 +796,7 @@ async function main() {
   results.seconds = Math.round((Date.now() - started) / 1000);
 
   const others = [results.foyer.sqlite, results.foyer.postgres, results.peers.sqlite, results.peers.postgres]
-    .flatMap((p) => [...Object.values(p?.loads ?? {}), p?.rawRate])
+    .flatMap((p) => [...Object.values(p?.loads ?? {}), p?.rawRate, p?.googleFloor, p?.samlFloor])
     .filter(Boolean);
   const noise = others.map((load) => load.otherCoresMax).filter((value) => typeof value === 'number');
   const redone = REDO_BUDGET - redoBudget;

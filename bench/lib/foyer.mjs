@@ -32,7 +32,7 @@ export async function buildProduct() {
  * accepts RATE_LIMITS=off; the harness speaks plain http to the port and sends its cookies
  * itself, and browsers treat 127.0.0.1 as a secure context. The cookie is `otter_staging`.
  */
-export function foyerEnv({ port, databaseUrl, webDist }) {
+export function foyerEnv({ port, databaseUrl, webDist, google }) {
   return {
     // A private copy of the built web app: a rebuild by someone else mid-run cannot pull the
     // files from under the measurement.
@@ -54,6 +54,16 @@ export function foyerEnv({ port, databaseUrl, webDist }) {
     // Forum sign-in (decision 0021), for the DiscourseConnect round trip.
     DISCOURSE_CONNECT_SECRET: FORUM.secret,
     SERVER_URLS: JSON.stringify({ community: FORUM.origin }),
+    // Google sign-in (decision 0019) against the harness's provider (bench/peer/google-provider.mjs),
+    // an https issuer as a deployed environment requires, whose throwaway certificate Foyer trusts.
+    ...(google
+      ? {
+          GOOGLE_ISSUER: google.issuer,
+          GOOGLE_CLIENT_ID: google.clientId,
+          GOOGLE_CLIENT_SECRET: google.clientSecret,
+          NODE_EXTRA_CA_CERTS: google.caFile,
+        }
+      : {}),
   };
 }
 
@@ -76,6 +86,31 @@ export async function seedFoyer(env, users) {
       },
     );
   }
+}
+
+/** The organisation whose SAML connection the harness's IdP answers for (decision 0022). */
+export const SAML_ORG = { name: 'Bench Corp', domain: 'bench-corp.example' };
+
+/**
+ * Creates the organisation, claiming its domain, and connects it to the harness's SAML IdP from
+ * its metadata file, with the admin CLI as an operator would; returns what `sso add-saml` prints
+ * to give the IdP: the connection's id, the SP entity ID and the assertion consumer's address.
+ */
+export async function seedSamlConnection(env, metadataFile) {
+  const cli = (args) => run(process.execPath, [ADMIN, ...args], { cwd: ROOT, env });
+  await cli(['org', 'create', '--name', SAML_ORG.name, '--domain', SAML_ORG.domain, '--sso-required']);
+  const { stdout } = await cli(['sso', 'add-saml', '--org', SAML_ORG.name, '--metadata', metadataFile]);
+  const field = (pattern) => {
+    const value = pattern.exec(stdout)?.[1];
+    if (!value) throw new Error(`sso add-saml printed no ${pattern}:\n${stdout}`);
+    return value;
+  };
+  return {
+    domain: SAML_ORG.domain,
+    connectionId: field(/ as (\S+)$/m),
+    entityId: field(/SP entity ID:\s+(\S+)/),
+    acsUrl: field(/Assertion consumer \(POST\):\s+(\S+)/),
+  };
 }
 
 /**

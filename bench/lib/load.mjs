@@ -48,6 +48,11 @@ export function cpuByName(name) {
   return out;
 }
 
+/** CPU time so far of these processes together, in ms. */
+function helperCpu(pids) {
+  return pids.reduce((total, pid) => total + (cpuMs(pid)?.total ?? 0), 0);
+}
+
 function cpuDelta(before, after) {
   let total = 0;
   for (const [pid, value] of after) total += value - (before.get(pid) ?? 0);
@@ -63,9 +68,9 @@ function autocannonRun(options) {
     let unexpected = 0;
     let firstUnexpected = null;
     const { expect, body, bodies, ...rest } = options;
-    const onResponse = (status, responseBody) => {
+    const onResponse = (status, responseBody, context, headers) => {
       statuses[status] = (statuses[status] ?? 0) + 1;
-      if (!expect(status, responseBody)) {
+      if (!expect(status, responseBody, headers)) {
         unexpected += 1;
         if (firstUnexpected === null) firstUnexpected = `${status} ${String(responseBody).slice(0, 200)}`;
       }
@@ -98,24 +103,27 @@ function autocannonRun(options) {
  * @param {Record<string,string>} [scenario.headers]
  * @param {string|(() => string)} [scenario.body] one body, or a function making each request's
  * @param {string[]} [scenario.bodies] fixed bodies sent in turn
- * @param {(status:number, body:string) => boolean} scenario.expect
- * @param {{ connections: number, seconds: number, warmup?: number, pid?: number, database?: string, metrics?: () => Promise<object> }} run
+ * @param {(status:number, body:string, headers:Record<string,string>) => boolean} scenario.expect
+ * @param {{ connections: number, seconds: number, warmup?: number, pid?: number, database?: string, helperPids?: number[], metrics?: () => Promise<object> }} run
  *   `database`: the command name of a database server on this machine (`postgres`) whose CPU is
  *   part of the system under test: reported per request, and not counted as other work.
+ *   `helperPids`: other processes the requests need (the Google provider): the same.
  *   `metrics`: scrapes the server's own metrics (lib/metrics.mjs); read just before and just after
  *   the chunk, outside its CPU window, for the chunk's event-loop delay and GC time.
  */
-export async function loadChunk(scenario, { connections, seconds, warmup = 0, pid, database, metrics }) {
+export async function loadChunk(scenario, { connections, seconds, warmup = 0, pid, database, helperPids = [], metrics }) {
   const base = { ...scenario, connections, timeout: 10, pipelining: 1 };
   if (warmup > 0) await autocannonRun({ ...base, duration: warmup });
   const metricsBefore = metrics ? await metrics() : null;
   const serverBefore = pid ? cpuMs(pid) : null;
   const ownBefore = process.cpuUsage();
   const databaseBefore = database ? cpuByName(database) : null;
+  const helpersBefore = helperCpu(helperPids);
   const machineBefore = machineBusyMs();
   const run = await autocannonRun({ ...base, duration: seconds });
   const machineAfter = machineBusyMs();
   const databaseCpu = database ? cpuDelta(databaseBefore, cpuByName(database)) : 0;
+  const helpersCpu = helperCpu(helperPids) - helpersBefore;
   const serverAfter = pid ? cpuMs(pid) : null;
   const own = process.cpuUsage(ownBefore);
   const metricsAfter = metrics ? await metrics() : null;
@@ -135,9 +143,13 @@ export async function loadChunk(scenario, { connections, seconds, warmup = 0, pi
     ownCpuMs: (own.user + own.system) / 1000,
     // Whatever else kept the cores busy meanwhile (other processes), in cores.
     databaseCpuMs: database ? databaseCpu : null,
+    helperCpuMs: helperPids.length ? helpersCpu : null,
     otherCores:
       server && machineBefore !== null
-        ? Math.max(0, (machineAfter - machineBefore - server.total - databaseCpu - (own.user + own.system) / 1000) / 1000 / run.result.duration)
+        ? Math.max(
+            0,
+            (machineAfter - machineBefore - server.total - databaseCpu - helpersCpu - (own.user + own.system) / 1000) / 1000 / run.result.duration,
+          )
         : null,
   };
 }
@@ -174,6 +186,9 @@ export function summarize(chunks, connections) {
   const databaseCpuMs = chunks.every((chunk) => typeof chunk.databaseCpuMs === 'number')
     ? chunks.reduce((total, chunk) => total + chunk.databaseCpuMs, 0)
     : null;
+  const helperCpuMs = chunks.every((chunk) => typeof chunk.helperCpuMs === 'number')
+    ? chunks.reduce((total, chunk) => total + chunk.helperCpuMs, 0)
+    : null;
   // Event-loop delay: each chunk's p99 from the server's own histogram (lib/metrics.mjs), less the
   // sampling period; the median chunk and the worst.
   const loopP99 = chunks.map((chunk) => delayBeyondSample(chunk.eventLoop?.p99Ms)).filter((value) => value !== null);
@@ -199,6 +214,7 @@ export function summarize(chunks, connections) {
     serverKernelCpuMsPerRequest: serverCpu && responses ? serverCpu.system / responses : null,
     serverCpuCores: serverCpu && seconds ? serverCpu.total / 1000 / seconds : null,
     databaseCpuMsPerRequest: databaseCpuMs !== null && responses ? databaseCpuMs / responses : null,
+    helperCpuMsPerRequest: helperCpuMs !== null && responses ? helperCpuMs / responses : null,
     loadGeneratorCpuMsPerRequest: responses ? ownCpuMs / responses : null,
     eventLoopDelayMs: loopP99.length
       ? { p99Median: round(median(loopP99)), p99Worst: round(Math.max(...loopP99)), maxWorst: round(Math.max(...loopMax)) }

@@ -1,4 +1,5 @@
-// Starts the comparison servers of bench/peer/: Better Auth (the peer) and the verify-only floor.
+// Starts the processes of bench/peer/: Better Auth (the peer), the floor servers, and the Google
+// provider the harness signs in with.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from './foyer.mjs';
@@ -13,7 +14,7 @@ export function betterAuthVersion() {
   }
 }
 
-/** Starts one of bench/peer/*.mjs and waits for the `{"ready":true}` line it prints. */
+/** Starts one of bench/peer/*.mjs and waits for the `{"ready":true}` line it prints (kept as `child.ready`). */
 function startReady(script, env, label, timeoutMs = 60_000) {
   return new Promise((resolve, reject) => {
     let done = false;
@@ -23,7 +24,9 @@ function startReady(script, env, label, timeoutMs = 60_000) {
       onLine(line) {
         if (done || !line.startsWith('{')) return;
         try {
-          if (JSON.parse(line).ready) {
+          const message = JSON.parse(line);
+          if (message.ready) {
+            child.ready = message;
             done = true;
             clearTimeout(timer);
             resolve(child);
@@ -95,5 +98,17 @@ export function startForumFloor({ port, secret, user }) {
     'forum-floor-server.mjs',
     { NODE_ENV: 'production', PORT: String(port), HOST: '127.0.0.1', SECRET: secret, USER_FIELDS: JSON.stringify(user) },
     'the DiscourseConnect floor',
+  );
+}
+
+/**
+ * The Google provider (bench/peer/google-provider.mjs) over https with this certificate, for a
+ * client whose redirect URI is `redirectUri`; `child.ready` holds its issuer, client id and secret.
+ */
+export function startGoogleProvider({ port, redirectUri, certFile, keyFile }) {
+  return startReady(
+    'google-provider.mjs',
+    { NODE_ENV: 'production', PORT: String(port), HOST: '127.0.0.1', REDIRECT_URI: redirectUri, CERT_FILE: certFile, KEY_FILE: keyFile },
+    'the Google provider',
   );
 }

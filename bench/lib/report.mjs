@@ -16,7 +16,9 @@ export const BUDGETS = {
   sessionVsPeer: 10,
   // Settled RSS over the peer's settled RSS in the same run.
   settledVsPeer: 1,
-  // A new flow over a node:http server doing only that flow's cryptography, in the same rounds.
+  // A flow whose cost is its cryptography over that cryptography alone, in the same rounds: a
+  // node:http server doing only the forum's HMAC and base64; a loop validating the Google ID
+  // token, or checking the SAML response's XML signature.
   flowVsCryptoFloor: 0.8,
   signInJsBytes: 80 * KB,
   lighthousePerformance: 95,
@@ -71,6 +73,28 @@ function loopRows(load, digits = 2) {
       foyer: isNum(load.gcMsPerRequest) ? `${fmt(load.gcMsPerRequest, digits)} / ${fmt(load.gcShareOfWallTime * 100, 1)} %` : '–',
     },
   ];
+}
+
+/**
+ * A flow judged against its cryptography alone measured in a loop (lib/raw-worker.mjs): the flow's
+ * rate, latency and CPU, the floor's rate and CPU per operation, and the ratio with its budget.
+ */
+function cryptoFloorRows({ flow, floor, title, floorTitle, ratioTitle, id, tag, suffix }) {
+  const rows = [
+    { figure: `${title}${tag}`, foyer: rate(flow) },
+    { figure: '  latency p50 / p99 (ms)', foyer: latency(flow) },
+    { figure: '  server CPU per request: all / main thread (ms)', foyer: cpu(flow, 3) },
+  ];
+  if (isNum(flow?.helperCpuMsPerRequest)) rows.push({ figure: '  Google provider CPU per request (ms)', foyer: fmt(flow.helperCpuMsPerRequest, 3) });
+  if (isNum(flow?.databaseCpuMsPerRequest)) rows.push({ figure: '  PostgreSQL CPU per request (ms)', foyer: fmt(flow.databaseCpuMsPerRequest, 3) });
+  rows.push(...loopRows(flow, 3));
+  rows.push({ figure: floorTitle, foyer: floor ? fmt(floor.rate) : '–' });
+  rows.push({ figure: '  CPU per operation (ms)', foyer: floor ? fmt(floor.cpuMsPerVerify, 3) : '–' });
+  const value = floor && valid(flow) ? flow.rps / floor.rate : null;
+  const ok = isNum(value) && value >= BUDGETS.flowVsCryptoFloor;
+  rows.push({ figure: ratioTitle, foyer: fmt(value, 3), budget: `≥ ${BUDGETS.flowVsCryptoFloor}`, result: verdict(ok, isNum(value)) });
+  const budgets = [{ id: `${id}${suffix}`, value, budget: `>= ${BUDGETS.flowVsCryptoFloor}`, result: verdict(ok, isNum(value)) }];
+  return { rows, budgets };
 }
 
 /** What holds Foyer's RSS (run.mjs, memoryHeld). */
@@ -249,6 +273,31 @@ export function loadRows(pass, peer, label) {
       budget: `>= ${BUDGETS.flowVsCryptoFloor}`,
       result: verdict(forumOk, isNum(forumRatio)),
     });
+  }
+
+  const cryptoFloorFlows = [
+    {
+      flow: f.google,
+      floor: pass.googleFloor,
+      title: 'Google callback, c=8 (req/s)',
+      floorTitle: 'Floor: RS256 ID-token validation only, c=8 (per s)',
+      ratioTitle: 'Google callback / its crypto floor',
+      id: 'google-callback-floor',
+    },
+    {
+      flow: f.saml,
+      floor: pass.samlFloor,
+      title: 'SAML assertion consumer, c=8 (req/s)',
+      floorTitle: 'Floor: XML-signature check only, one at a time (per s)',
+      ratioTitle: 'SAML consumer / its crypto floor',
+      id: 'saml-acs-floor',
+    },
+  ];
+  for (const measured of cryptoFloorFlows) {
+    if (!measured.flow && !measured.floor) continue;
+    const { rows: flowRows, budgets: flowBudgets } = cryptoFloorRows({ ...measured, tag, suffix });
+    rows.push(...flowRows);
+    budgets.push(...flowBudgets);
   }
 
   const m = pass.memory ?? {};

@@ -1,6 +1,10 @@
-// The three load scenarios, spoken in each system's own API: a sign-in with the correct password,
-// a failed sign-in, and a session check. Each comes with a check of every answer.
+// The load scenarios, spoken in each system's own API: a sign-in with the correct password, a
+// failed sign-in and a session check on both; on Foyer also the forum's DiscourseConnect round
+// trip, the Google callback and the SAML assertion consumer. Each comes with a check of every answer.
 import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { ProviderBrowser } from './google-consent.mjs';
+import { Prepared } from './prepared.mjs';
+import { authnRequestId, signedResponse } from './saml-idp.mjs';
 
 /** The seeded accounts: the same emails and passwords in Foyer and in the peer. */
 export function benchUsers(count) {
@@ -39,9 +43,12 @@ async function call(url, { method = 'GET', headers = {}, body } = {}) {
 
 /** Sends one request of a scenario and checks its answer, before the load is started. */
 export async function preflight(scenario) {
+  await scenario.prepare?.(0);
   const body = scenario.bodies ? scenario.bodies[scenario.bodies.length - 1] : typeof scenario.body === 'function' ? scenario.body() : scenario.body;
-  const { status, text } = await call(scenario.url, { method: scenario.method, headers: scenario.headers, body });
-  if (!scenario.expect(status, text)) throw new Error(`${scenario.method} ${scenario.url} answered ${status} ${text.slice(0, 300)}`);
+  const { response, status, text } = await call(scenario.url, { method: scenario.method, headers: scenario.headers, body });
+  if (!scenario.expect(status, text, Object.fromEntries(response.headers))) {
+    throw new Error(`${scenario.method} ${scenario.url} answered ${status} ${response.headers.get('location') ?? ''} ${text.slice(0, 300)}`);
+  }
 }
 
 /**
@@ -62,10 +69,81 @@ export function forumRequestBody(forum) {
 /** A forum sign-in's answer: 200, terms agreed, and the signed redirect back to the forum. */
 const forumAnswered = (forum) => (status, text) => status === 200 && text.startsWith('{"termsAgreed":true,"redirectUrl":"' + forum.origin);
 
+/**
+ * Google sign-in's callback (decision 0019), one per request: `account/socialAuth/exchange` with a
+ * code and state obtained beforehand (the state started with `account/socialAuth`, the code from
+ * the provider), so that each request spends its state, exchanges the code at the provider's
+ * token endpoint over https (PKCE, client_secret_basic), validates the ID token and starts a
+ * session. The seeded accounts take turns; the first Google sign-in of each, which links it to its
+ * Google identity, is made here and not measured.
+ */
+async function googleCallback(baseUrl, users, postHeaders, google) {
+  const browser = new ProviderBrowser({ ca: google.ca, redirectUri: google.redirectUri });
+  let turn = 0;
+  const nextCallback = async (user = users[turn++ % users.length]) => {
+    const state = randomBytes(24).toString('base64url');
+    const started = await call(`${baseUrl}/api/account/socialAuth`, { method: 'POST', headers: postHeaders, body: JSON.stringify({ state }) });
+    if (started.status !== 200) throw new Error(`account/socialAuth answered ${started.status} ${started.text.slice(0, 300)}`);
+    const answer = await browser.authorize(JSON.parse(started.text).url, user.email);
+    if (answer.state !== state) throw new Error('the Google provider sent back another state');
+    return JSON.stringify({ authorizationCode: answer.code, state, deviceId: user.deviceId });
+  };
+  const url = `${baseUrl}/api/account/socialAuth/exchange`;
+  const expect = (status, text) => status === 200 && text.startsWith('{"wasSignUp":false,"otter":"');
+  for (const user of users) {
+    const linked = await call(url, { method: 'POST', headers: postHeaders, body: await nextCallback(user) });
+    if (!expect(linked.status, linked.text)) {
+      throw new Error(`the first Google sign-in of ${user.email} answered ${linked.status} ${linked.text.slice(0, 300)}`);
+    }
+  }
+  const prepared = new Prepared(() => nextCallback());
+  return { method: 'POST', url, headers: postHeaders, body: () => prepared.take(), prepare: (seconds) => prepared.fill(seconds), expect };
+}
+
+/**
+ * A SAML connection's assertion consumer (decision 0022), one response per request, as the IdP's
+ * page posts it (a form, no cookies): each answers its own AuthnRequest, started beforehand with
+ * the SSO start call (so its InResponseTo names a waiting request), with its own response and
+ * assertion IDs, signed beforehand by the harness's IdP. The answer is the landing page with a
+ * transfer token. `count` members of the organisation take turns; the first response of each,
+ * which makes their account, is posted here and not measured, and is kept (`signedResponses`)
+ * for the XML-signature floor.
+ */
+async function samlConsumer(baseUrl, postHeaders, saml, count) {
+  const members = Array.from({ length: count }, (_, i) => ({ nameId: `bench-member-${i}`, email: `bench-member-${i}@${saml.domain}` }));
+  let turn = 0;
+  const nextResponse = async (member = members[turn++ % members.length]) => {
+    const body = JSON.stringify({ email: member.email });
+    const started = await call(`${baseUrl}/api/account/sso/start`, { method: 'POST', headers: postHeaders, body });
+    if (started.status !== 200) throw new Error(`account/sso/start answered ${started.status} ${started.text.slice(0, 300)}`);
+    const inResponseTo = authnRequestId(JSON.parse(started.text).url);
+    return new URLSearchParams({
+      SAMLResponse: signedResponse(saml.idp, { acsUrl: saml.acsUrl, audience: saml.entityId, person: member, inResponseTo }),
+    }).toString();
+  };
+  const url = `${baseUrl}${new URL(saml.acsUrl).pathname}`;
+  const headers = { 'content-type': 'application/x-www-form-urlencoded' };
+  const expect = (status, _text, answer) => status === 303 && String(answer?.location).startsWith('/sso-landing?transferToken=');
+  const signedResponses = [];
+  for (const member of members) {
+    const body = await nextResponse(member);
+    const first = await call(url, { method: 'POST', headers, body });
+    if (!expect(first.status, first.text, Object.fromEntries(first.response.headers))) {
+      throw new Error(`the first SAML response of ${member.email} answered ${first.status} ${first.response.headers.get('location')}`);
+    }
+    signedResponses.push(new URLSearchParams(body).get('SAMLResponse'));
+  }
+  const prepared = new Prepared(() => nextResponse());
+  return { method: 'POST', url, headers, body: () => prepared.take(), prepare: (seconds) => prepared.fill(seconds), expect, signedResponses };
+}
+
 export const foyer = {
   name: 'Foyer',
-  /** Takes the XSRF token the server issues, and signs in once for the session scenario. */
-  async scenarios(baseUrl, users, { cookieName, forum }) {
+  /**
+   * Takes the XSRF token the server issues, and signs in once for the session scenario. With
+   * `google` (its provider) and `saml` (an organisation's connection), their scenarios too.
+   */
+  async scenarios(baseUrl, users, { cookieName, forum, google, saml }) {
     const probe = await call(`${baseUrl}/api/account/session`);
     const xsrf = setCookieValue(probe.response, 'XSRF-TOKEN');
     if (!xsrf) throw new Error(`GET /api/account/session issued no XSRF-TOKEN cookie (HTTP ${probe.status})`);
@@ -89,6 +167,8 @@ export const foyer = {
     if (agreed.status !== 200) throw new Error(`community/termsAgreed answered ${agreed.status} ${agreed.text}`);
 
     return {
+      ...(google ? { google: await googleCallback(baseUrl, users, postHeaders, google) } : {}),
+      ...(saml ? { saml: await samlConsumer(baseUrl, postHeaders, saml, users.length) } : {}),
       forum: {
         method: 'POST',
         url: `${baseUrl}/api/community/discourseSso`,

@@ -1,0 +1,89 @@
+// The floor of a Google callback: the cryptography it cannot do without, alone. An ID token as
+// the provider issues it (RS256 JWS, RSA-2048, the claims of scopes openid email profile, a nonce)
+// validated as openid-client does it (oauth4webapi): the header and payload decoded from
+// base64url and parsed, the signature checked with WebCrypto (`crypto.subtle.verify`, on the
+// libuv pool, the key imported once as the client caches it), and the claims: iss, aud, azp, exp,
+// iat, sub and the nonce. `concurrency` validations in flight, in a process of its own.
+//
+// As a script, one measurement: node bench/lib/id-token-raw.mjs [seconds=10] [concurrency=8]
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { summarizeRaw } from './argon2-raw.mjs';
+import { serveMeasurements, startWorker } from './raw-worker.mjs';
+
+const { subtle } = globalThis.crypto;
+const RS256 = { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' };
+const CLOCK_TOLERANCE_S = 30;
+
+const base64url = (bytes) => Buffer.from(bytes).toString('base64url');
+const json = (part) => JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
+
+/** A signed ID token like the provider's, and the check of one, as a function of no arguments. */
+async function prepare({ issuer = 'https://127.0.0.1:8794', clientId = 'foyer-bench' } = {}) {
+  const { privateKey, publicKey } = await subtle.generateKey({ ...RS256, modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]) }, true, [
+    'sign',
+    'verify',
+  ]);
+  const kid = randomBytes(8).toString('hex');
+  const nonce = randomBytes(32).toString('base64url');
+  const now = Math.floor(Date.now() / 1000);
+  const header = base64url(JSON.stringify({ alg: 'RS256', typ: 'JWT', kid }));
+  const payload = base64url(
+    JSON.stringify({
+      sub: `bench-${randomBytes(12).toString('hex')}`,
+      email: 'bench-user-0@example.com',
+      email_verified: true,
+      family_name: 'User',
+      given_name: 'Bench',
+      name: 'Bench User',
+      nonce,
+      at_hash: randomBytes(16).toString('base64url'),
+      sid: randomBytes(16).toString('base64url'),
+      aud: clientId,
+      exp: now + 3600,
+      iat: now,
+      iss: issuer,
+    }),
+  );
+  const signature = base64url(await subtle.sign(RS256, privateKey, Buffer.from(`${header}.${payload}`)));
+  const token = `${header}.${payload}.${signature}`;
+  // The client imports the provider's key from its JWKS once and keeps it.
+  const key = await subtle.importKey('jwk', await subtle.exportKey('jwk', publicKey), RS256, true, ['verify']);
+
+  return async function validate() {
+    const [protectedHeader, body, sig] = token.split('.');
+    const { alg, kid: keyId } = json(protectedHeader);
+    if (alg !== 'RS256' || keyId !== kid) return false;
+    const claims = json(body);
+    if (!(await subtle.verify(RS256, key, Buffer.from(sig, 'base64url'), Buffer.from(`${protectedHeader}.${body}`)))) return false;
+    const at = Math.floor(Date.now() / 1000);
+    const audiences = Array.isArray(claims.aud) ? claims.aud : [claims.aud];
+    return (
+      claims.iss === issuer &&
+      audiences.includes(clientId) &&
+      (claims.azp === undefined || claims.azp === clientId) &&
+      typeof claims.exp === 'number' &&
+      claims.exp > at - CLOCK_TOLERANCE_S &&
+      typeof claims.iat === 'number' &&
+      typeof claims.sub === 'string' &&
+      claims.nonce === nonce
+    );
+  };
+}
+
+/** The floor's process, measured in chunks (raw-worker.mjs). */
+export function startIdTokenWorker(setup = {}) {
+  return startWorker(fileURLToPath(import.meta.url), setup, 'the ID-token floor');
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  if (process.argv[2] === '--worker') {
+    serveMeasurements(prepare);
+  } else {
+    const [duration = '10', concurrency = '8'] = process.argv.slice(2);
+    const worker = startIdTokenWorker();
+    const result = summarizeRaw([await worker.measure(Number(duration), Number(concurrency))]);
+    worker.stop();
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+  }
+}
