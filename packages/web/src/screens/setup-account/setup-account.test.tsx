@@ -235,7 +235,7 @@ describe('setup errors (spec §8)', () => {
     await userEvent.setup().type(screen.getByLabelText('First name'), 'Ann{Enter}');
     const alert = await screen.findByRole('alert');
     expect(alert).toHaveTextContent(text);
-    expect(alert).toHaveFocus();
+    await waitFor(() => expect(alert).toHaveFocus());
     expect(screen.getByLabelText('First name')).toHaveValue('Ann');
     expect(screen.getByRole('button', { name: 'Complete Setup' })).toBeEnabled();
   });

@@ -306,7 +306,8 @@ describe('signed in already (decision 0020)', () => {
     stubFetch({ [SESSION]: () => Promise.reject(new TypeError('Failed to fetch')) });
     const { replace } = stubLocation();
     renderApp('/sign-in');
-    expect(await screen.findByLabelText('Email')).toHaveFocus();
+    const email = await screen.findByLabelText('Email');
+    await waitFor(() => expect(email).toHaveFocus());
     expect(replace).not.toHaveBeenCalled();
   });
 

@@ -104,7 +104,8 @@ describe('/sso-sign-in (spec §2, §5)', () => {
     await userEvent.setup().click(screen.getByRole('checkbox', { name: 'Remember email' }));
     await userEvent.setup().click(screen.getByRole('button', { name: 'Sign In' }));
     expect(await screen.findByRole('alert')).toHaveTextContent(text);
-    expect(screen.getByLabelText('Email')).toHaveFocus();
+    // Focus returns to the field once the refusal has painted.
+    await waitFor(() => expect(screen.getByLabelText('Email')).toHaveFocus());
     expect(screen.getByLabelText('Email')).toHaveAccessibleDescription(text);
     expect(assign).not.toHaveBeenCalled();
     // A sign-in that did not start remembers nothing: sign-in would forward to a dead end.
