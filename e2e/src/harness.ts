@@ -120,8 +120,20 @@ export async function newContext(browser: Browser, options: { locale?: string; p
   });
 }
 
-/** axe-core over the whole page, WCAG 2.1 A and AA plus best practices. */
+/**
+ * axe-core over the whole page, WCAG 2.1 A and AA plus best practices. Finite transitions and
+ * animations (a button turning enabled) are let finish first: axe would otherwise judge the
+ * contrast of a colour half-way between two states. Endless ones (a spinner) are not waited for.
+ */
 export async function axeViolations(page: Page): Promise<string[]> {
+  await page.evaluate(() =>
+    Promise.all(
+      document
+        .getAnimations()
+        .filter((animation) => Number.isFinite(Number(animation.effect?.getComputedTiming().endTime)))
+        .map((animation) => animation.finished.catch(() => undefined)),
+    ),
+  );
   const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']).analyze();
   return results.violations.map((violation) => `${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(' ')).join(', ')})`);
 }
