@@ -8,8 +8,7 @@
 // As a script, one measurement: node bench/lib/id-token-raw.mjs [seconds=10] [concurrency=8]
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { summarizeRaw } from './argon2-raw.mjs';
-import { serveMeasurements, startWorker } from './raw-worker.mjs';
+import { serveMeasurements, startWorker, summarizeRaw } from './raw-worker.mjs';
 
 const { subtle } = globalThis.crypto;
 const RS256 = { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' };

@@ -1,7 +1,6 @@
-// A cryptographic floor measured alone: a loop of the one operation a flow cannot do without (an
-// ID token's signature, a SAML response's XML signature), in its own process, taken in chunks
-// between the chunks of the flow's load as the raw argon2id rate is (argon2-raw.mjs). Its
-// figures have the shape `summarizeRaw` merges.
+// A floor measured alone: a loop of the one operation a flow cannot do without (an argon2id
+// verification, an ID token's signature, a SAML response's XML signature), in its own process,
+// taken in chunks between the chunks of the flow's load. `summarizeRaw` merges the chunks.
 //
 // In the harness: const floor = startWorker(script, setup, label); await floor.measure(1, 8); floor.stop();
 // In the worker script: serveMeasurements(async (setup) => once), where `once()` resolves true
@@ -100,5 +99,29 @@ export function startWorker(script, setup, label) {
       child.disconnect();
       child.kill();
     },
+  };
+}
+
+/** Merges chunks into one figure: verifies per second, CPU per verify. */
+export function summarizeRaw(chunks) {
+  const ok = chunks.filter(Boolean);
+  if (ok.length === 0) return null;
+  const sum = (key) => ok.reduce((total, chunk) => total + chunk[key], 0);
+  const verifies = sum('verifies');
+  const seconds = sum('seconds');
+  return {
+    rate: verifies / seconds,
+    verifies,
+    seconds,
+    failures: sum('failures'),
+    cpuMsPerVerify: verifies ? sum('cpuMs') / verifies : null,
+    kernelMsPerVerify: verifies ? sum('kernelMs') / verifies : null,
+    cpuCores: sum('cpuMs') / 1000 / seconds,
+    chunkRates: ok.map((chunk) => Math.round((chunk.verifies / chunk.seconds) * 10) / 10),
+    otherCoresMax: ok.some((chunk) => typeof chunk.otherCores === 'number')
+      ? Math.round(Math.max(...ok.map((chunk) => chunk.otherCores ?? 0)) * 100) / 100
+      : null,
+    concurrency: ok[0].concurrency,
+    params: ok[0].params,
   };
 }
