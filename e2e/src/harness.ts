@@ -90,13 +90,15 @@ export async function startServer(extraEnv: Record<string, string> = {}): Promis
   };
 }
 
-export const CHROMIUM_PATH = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find(
+const chromiumPath = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find(
   (path): path is string => typeof path === 'string' && existsSync(path),
 );
+// Every browser test needs it: a file stops here, before it starts a server it could not stop.
+if (!chromiumPath) throw new Error('Chromium not found: run `node scripts/ensure-chromium.mjs` or set CHROMIUM_PATH');
+const CHROMIUM_PATH: string = chromiumPath;
 
 /** Debian's Chromium, with the flags this closed network needs (no background traffic). */
 export async function launchBrowser(): Promise<Browser> {
-  if (!CHROMIUM_PATH) throw new Error('Chromium not found: run `node scripts/ensure-chromium.mjs`');
   return chromium.launch({
     executablePath: CHROMIUM_PATH,
     args: [

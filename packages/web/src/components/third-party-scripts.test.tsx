@@ -1,9 +1,9 @@
 import de from '@foyer/contract/lang/de.json';
 import { screen, waitFor } from '@testing-library/react';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { resetTagManagerForTests } from '../lib/third-party/tag-manager';
 import { deferred, json, renderApp, stubFetch, stubLocation, TEST_CONFIG } from '../test/harness';
-import { resetThirdPartyScriptsForTests } from './third-party-scripts';
+import { afterFirstPaint, resetThirdPartyScriptsForTests } from './third-party-scripts';
 
 const CONFIGURED = { ...TEST_CONFIG, tagManagerId: 'GTM-AB12CD3', supportWidget: { appId: 'ab12cd34', region: 'eu' as const } };
 const TOKEN = 'verify-token-0123456789abcdef';
@@ -56,6 +56,59 @@ describe('third-party scripts on the sign-in page (decision 0025)', () => {
     await waitFor(() => expect(thirdPartyScripts()).toEqual(['https://widget.intercom.io/widget/ab12cd34']));
     expect(window.intercomSettings?.api_base).toBe('https://api-iam.intercom.io');
     expect(window.dataLayer).toBeUndefined();
+  });
+});
+
+describe('afterFirstPaint', () => {
+  /** A browser's paint timing: the page reports its first contentful paint when `paint()` is called. */
+  function stubPaintTiming() {
+    const observers: Array<{ callback: PerformanceObserverCallback; connected: boolean }> = [];
+    class FakeObserver {
+      static supportedEntryTypes = ['paint'];
+      private readonly entry: { callback: PerformanceObserverCallback; connected: boolean };
+      constructor(callback: PerformanceObserverCallback) {
+        this.entry = { callback, connected: false };
+        observers.push(this.entry);
+      }
+      observe() {
+        this.entry.connected = true;
+      }
+      disconnect() {
+        this.entry.connected = false;
+      }
+    }
+    vi.stubGlobal('PerformanceObserver', FakeObserver);
+    return {
+      paint() {
+        const list = { getEntriesByName: (name: string) => (name === 'first-contentful-paint' ? [{ name }] : []) };
+        for (const observer of observers.filter((each) => each.connected))
+          observer.callback(list as unknown as PerformanceObserverEntryList, observer as unknown as PerformanceObserver);
+      },
+    };
+  }
+
+  afterEach(() => {
+    vi.unstubAllGlobals();
+  });
+
+  it('waits for the first contentful paint, not merely a frame, before it runs', async () => {
+    const browser = stubPaintTiming();
+    const run = vi.fn();
+    afterFirstPaint(run);
+    await settle();
+    expect(run).not.toHaveBeenCalled();
+    browser.paint();
+    await waitFor(() => expect(run).toHaveBeenCalledTimes(1));
+    browser.paint();
+    await settle();
+    expect(run).toHaveBeenCalledTimes(1);
+  });
+
+  it('goes on without a paint after its wait, as a background tab never reports one', async () => {
+    stubPaintTiming();
+    const run = vi.fn();
+    afterFirstPaint(run, 50);
+    await waitFor(() => expect(run).toHaveBeenCalledTimes(1));
   });
 });
 
