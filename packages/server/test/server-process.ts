@@ -34,9 +34,10 @@ export class ServerProcess {
     child.stderr?.on('data', (chunk: Buffer) => (this.output += chunk.toString()));
   }
 
-  static async start(env: Record<string, string>): Promise<ServerProcess> {
+  /** `nodeArgs` go before the entry point (a `--require` preload, say). */
+  static async start(env: Record<string, string>, nodeArgs: string[] = []): Promise<ServerProcess> {
     const port = await freePort();
-    const child = spawn(process.execPath, ['--conditions=source', '--import', 'tsx', SERVER_MAIN], {
+    const child = spawn(process.execPath, [...nodeArgs, '--conditions=source', '--import', 'tsx', SERVER_MAIN], {
       cwd: REPO_ROOT,
       // Only what the server needs: nothing of the test runner's environment leaks in.
       env: {

@@ -2,9 +2,10 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { Kysely, PostgresDialect, type PostgresCursor, type PostgresPool, type PostgresPoolClient, type PostgresQueryResult } from 'kysely';
-import pg from 'pg';
+import type Pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import { traceQueries } from '../features/tracing/db-spans.js';
+import { loadOnUse } from '../lib/load-on-use.js';
 import { isConnectionLost } from './errors.js';
 import { statementNameOf } from './prepared.js';
 import type { DB } from './schema.js';
@@ -70,7 +71,7 @@ function openSqlite(filename: string, timeouts: DatabaseTimeouts): Kysely<DB> {
  * is released with the error, so the pool drops it instead of lending it out again: after a
  * database restart or a freeze, the next request gets a fresh connection.
  */
-function guardedPool(pool: pg.Pool): PostgresPool {
+function guardedPool(pool: Pg.Pool): PostgresPool {
   return {
     async connect(): Promise<PostgresPoolClient> {
       const client = await pool.connect();
@@ -101,6 +102,8 @@ function guardedPool(pool: pg.Pool): PostgresPool {
 }
 
 function openPostgres(config: Extract<DatabaseConfig, { kind: 'postgres' }>, extra: DatabaseOptions, timeouts: DatabaseTimeouts): Kysely<DB> {
+  // The driver is loaded here: a service on SQLite never holds it.
+  const pg = loadOnUse<typeof Pg>('pg');
   const pool = new pg.Pool({
     connectionString: config.connectionString,
     max: extra.max ?? config.poolSize ?? DEFAULT_POOL_SIZE,

@@ -1,9 +1,11 @@
 import fastifyRateLimit, { type CreateRateLimitOptions } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Redis } from 'ioredis';
+import type * as IORedis from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Config } from '../config.js';
 import { sha256Hex } from './crypto.js';
 import { AppError } from './errors.js';
+import { loadOnUse } from './load-on-use.js';
 
 /**
  * Rate limits (ASVS V2.4.1: anti-automation), counted by @fastify/rate-limit: in this process's
@@ -142,7 +144,7 @@ export class RateLimiter {
 
 /** The connection the counters share: answers fast when Redis is down rather than queueing. */
 export function rateLimitRedis(url: string): Redis {
-  const redis = new Redis(url, {
+  const redis = new (loadOnUse<typeof IORedis>('ioredis').Redis)(url, {
     // A down Redis must answer fast (the limiter then lets the request through) rather than
     // queue commands and hold requests open.
     maxRetriesPerRequest: 1,

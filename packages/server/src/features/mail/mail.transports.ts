@@ -1,8 +1,9 @@
-import nodemailer from 'nodemailer';
+import type Nodemailer from 'nodemailer';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { Clock } from '../../lib/clock.js';
+import { loadOnUse } from '../../lib/load-on-use.js';
 import { inClientSpan } from '../tracing/tracing.js';
 import { insertDevMailbox } from './outbox.repo.js';
 
@@ -37,7 +38,7 @@ export const SMTP_CONNECTIONS = 4;
  * its own back-off, so the pool never re-queues a message on a dropped connection itself.
  */
 export function smtpTransport(input: { url: string; from: string }): MailTransport {
-  const transporter = nodemailer.createTransport(
+  const transporter = loadOnUse<typeof Nodemailer>('nodemailer').createTransport(
     {
       url: input.url,
       pool: true,

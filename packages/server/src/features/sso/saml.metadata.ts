@@ -1,5 +1,6 @@
 import { X509Certificate } from 'node:crypto';
-import { generateServiceProviderMetadata } from '@node-saml/node-saml';
+import type * as NodeSaml from '@node-saml/node-saml';
+import { loadOnUse } from '../../lib/load-on-use.js';
 import { NS, allElements, childElements, parseUntrustedXml, soleText } from './saml.xml.js';
 
 /** What a SAML connection needs from the IdP's metadata (decision 0022). */
@@ -78,7 +79,7 @@ export function parseIdpMetadata(xml: string): IdpMetadata {
 
 /** This service's metadata for one connection, to give the IdP's administrator. */
 export function serviceProviderMetadata(input: { entityId: string; acsUrl: string }): string {
-  return generateServiceProviderMetadata({
+  return loadOnUse<typeof NodeSaml>('@node-saml/node-saml').generateServiceProviderMetadata({
     issuer: input.entityId,
     callbackUrl: input.acsUrl,
     wantAssertionsSigned: true,

@@ -1,4 +1,6 @@
-import { SAML, ValidateInResponseTo } from '@node-saml/node-saml';
+import type * as NodeSaml from '@node-saml/node-saml';
+import type { SAML } from '@node-saml/node-saml';
+import { loadOnUse } from '../../lib/load-on-use.js';
 import { NS, UnsafeXmlError, childElements, elementsNamed, onlyChild, parseUntrustedXml, soleText } from './saml.xml.js';
 import { SsoFailure } from './sso.failure.js';
 
@@ -50,6 +52,8 @@ export interface SamlAssertion {
 }
 
 function samlClient(settings: SamlConnectionSettings, options: { responseSigned: boolean; requestId?: string }): SAML {
+  // The SAML libraries are loaded with the first SAML sign-in, not by every service at start.
+  const { SAML, ValidateInResponseTo } = loadOnUse<typeof NodeSaml>('@node-saml/node-saml');
   return new SAML({
     // The configured certificates and nothing else: a key or certificate inside the response's
     // KeyInfo is never trusted (xml-crypto 6 ignores KeyInfo unless told otherwise).

@@ -1,4 +1,5 @@
-import { DOMParser } from '@xmldom/xmldom';
+import type * as XmlDom from '@xmldom/xmldom';
+import { loadOnUse } from '../../lib/load-on-use.js';
 
 export const NS = {
   protocol: 'urn:oasis:names:tc:SAML:2.0:protocol',
@@ -34,6 +35,7 @@ export function parseUntrustedXml(xml: string, options: { allowComments?: boolea
   const record = (message: string) => problems.push(message);
   let doc: Document;
   try {
+    const { DOMParser } = loadOnUse<typeof XmlDom>('@xmldom/xmldom');
     doc = new DOMParser({ errorHandler: { warning: record, error: record, fatalError: record } }).parseFromString(xml, 'text/xml');
   } catch (error) {
     // xmldom throws on some input instead of reporting it: malformed all the same.
