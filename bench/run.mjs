@@ -296,6 +296,7 @@ async function memoryHeld(server) {
       heapUsedBytes: figures.heapUsedBytes,
       heapTotalBytes: figures.heapTotalBytes,
       externalBytes: figures.externalBytes,
+      heapSpaces: figures.heapSpaces,
       argon2MaxBytes: argon2KiB * 1024 * availableParallelism(),
       sqlitePageCacheMaxBytes: server.kind === 'sqlite' ? 2000 * 1024 : 0,
       webBuildBytes: indexBytes,

@@ -43,7 +43,20 @@ export async function scrapeFoyer(baseUrl, token) {
     heapTotalBytes: values.get('nodejs_heap_size_total_bytes') ?? null,
     externalBytes: values.get('nodejs_external_memory_bytes') ?? null,
     residentBytes: values.get('process_resident_memory_bytes') ?? null,
+    heapSpaces: heapSpaces(values),
   };
+}
+
+/** Each V8 heap space's size and use in bytes (new, old, code, large_object…): where the heap's total sits. */
+function heapSpaces(values) {
+  const spaces = {};
+  for (const [key, value] of values) {
+    const match = /^nodejs_heap_space_size_(total|used)_bytes\{space="([a-z_]+)"\}$/.exec(key);
+    if (match === null || value === 0) continue;
+    spaces[match[2]] ??= {};
+    spaces[match[2]][`${match[1]}Bytes`] = value;
+  }
+  return spaces;
 }
 
 /** The event-loop delay of one chunk beyond the sampling period, in ms (never below 0). */

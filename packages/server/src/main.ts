@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { buildApp } from './app.js';
+import { startIdleCollection } from './lib/idle-collection.js';
 import { commonPasswordCount } from './lib/password-floor.js';
 import { ConfigError, isDeployed, loadConfig, type Config } from './config.js';
 import { openDatabase } from './db/database.js';
@@ -79,6 +80,8 @@ async function main(): Promise<void> {
   };
   const pruneTimer = setInterval(() => void prune(), PRUNE_INTERVAL_MS);
   pruneTimer.unref();
+  // Decision 0029: a burst's garbage is given back once the service is idle again.
+  const idleCollection = startIdleCollection((freedBytes) => app.log.debug({ freedBytes }, 'idle: heap collected'));
 
   let closing = false;
   const shutdown = async (signal: string) => {
@@ -86,6 +89,7 @@ async function main(): Promise<void> {
     closing = true;
     app.log.info({ signal }, 'shutting down');
     clearInterval(pruneTimer);
+    idleCollection.stop();
     // Decision 0011: one deadline for the whole shutdown. Requests and mail still in flight when it
     // passes are cut off; mail not marked sent stays in the outbox and is sent again later.
     const deadline = setTimeout(() => {

@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import { TEST_DB } from '../../test/helpers.js';
+import { fullCollection, IDLE_GROWTH_BYTES, IdleCollector } from './idle-collection.js';
+
+const MB = 1024 * 1024;
+
+/** A service whose busy share and heap the test sets; `collect` drops the heap to `afterCollect`. */
+function service(initialHeap: number) {
+  const state = { utilization: 0, heap: initialHeap, afterCollect: initialHeap, collections: 0 };
+  const collector = new IdleCollector({
+    utilization: () => state.utilization,
+    heapUsed: () => state.heap,
+    collect: async () => {
+      state.collections += 1;
+      state.heap = state.afterCollect;
+    },
+  });
+  return { state, collector };
+}
+
+describe('IdleCollector (decision 0029)', () => {
+  it('collects once the service is idle after its heap grew, and not again until it grows again', async () => {
+    const { state, collector } = service(40 * MB);
+    state.utilization = 0.9;
+    state.heap = 140 * MB;
+    expect(await collector.check()).toBe(false);
+    state.utilization = 0.01;
+    state.afterCollect = 45 * MB;
+    expect(await collector.check()).toBe(true);
+    expect(state.collections).toBe(1);
+    expect(await collector.check()).toBe(false);
+    state.heap = 45 * MB + IDLE_GROWTH_BYTES;
+    expect(await collector.check()).toBe(true);
+    expect(state.collections).toBe(2);
+  });
+
+  it('leaves a busy service to V8, however large its heap', async () => {
+    const { state, collector } = service(40 * MB);
+    state.utilization = 0.3;
+    state.heap = 400 * MB;
+    for (let check = 0; check < 5; check++) expect(await collector.check()).toBe(false);
+    expect(state.collections).toBe(0);
+  });
+
+  it('counts growth from the lowest heap seen, so V8’s own collections are not redone', async () => {
+    const { state, collector } = service(80 * MB);
+    state.utilization = 0.9;
+    state.heap = 40 * MB;
+    await collector.check();
+    state.utilization = 0;
+    state.heap = 40 * MB + IDLE_GROWTH_BYTES - 1;
+    expect(await collector.check()).toBe(false);
+    state.heap = 40 * MB + IDLE_GROWTH_BYTES;
+    expect(await collector.check()).toBe(true);
+  });
+
+  it('does not start a second collection while one runs', async () => {
+    let heap = 40 * MB;
+    let collections = 0;
+    let finish: () => void = () => undefined;
+    const collector = new IdleCollector({
+      utilization: () => 0,
+      heapUsed: () => heap,
+      collect: () => {
+        collections += 1;
+        return new Promise<void>((resolve) => (finish = resolve));
+      },
+    });
+    heap = 200 * MB;
+    const first = collector.check();
+    expect(await collector.check()).toBe(false);
+    heap = 40 * MB;
+    finish();
+    expect(await first).toBe(true);
+    expect(collections).toBe(1);
+  });
+});
+
+describe.skipIf(TEST_DB !== 'sqlite')('fullCollection', () => {
+  it('gives back the heap a burst left behind', async () => {
+    const heapUsed = () => process.memoryUsage().heapUsed;
+    const collect = fullCollection(heapUsed);
+    // A burst: objects that live long enough to reach the old generation, then die.
+    let burst: Array<{ index: number; text: string }[]> = [];
+    for (let round = 0; round < 8; round++) burst.push(Array.from({ length: 100_000 }, (_, index) => ({ index, text: `row ${index}` })));
+    const before = heapUsed();
+    burst = [];
+    await collect();
+    expect(burst).toHaveLength(0);
+    expect(before - heapUsed()).toBeGreaterThan(30 * MB);
+  });
+});
