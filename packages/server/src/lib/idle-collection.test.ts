@@ -4,8 +4,11 @@ import { fullCollection, IDLE_GROWTH_BYTES, IdleCollector } from './idle-collect
 
 const MB = 1024 * 1024;
 
-/** A service whose busy share and heap the test sets; `collect` drops the heap to `afterCollect`. */
-function service(initialHeap: number) {
+/**
+ * A service whose busy share and heap the test sets; `collect` drops the heap to `afterCollect`.
+ * It has had its first idle moment, which collected what starting up left.
+ */
+async function service(initialHeap: number) {
   const state = { utilization: 0, heap: initialHeap, afterCollect: initialHeap, collections: 0 };
   const collector = new IdleCollector({
     utilization: () => state.utilization,
@@ -15,12 +18,30 @@ function service(initialHeap: number) {
       state.heap = state.afterCollect;
     },
   });
+  await collector.check();
+  state.collections = 0;
   return { state, collector };
 }
 
 describe('IdleCollector (decision 0029)', () => {
+  it('collects what starting up left at the first idle moment', async () => {
+    let heap = 50 * MB;
+    const collections: number[] = [];
+    const collector = new IdleCollector({
+      utilization: () => 0,
+      heapUsed: () => heap,
+      collect: async () => {
+        collections.push(heap);
+        heap = 38 * MB;
+      },
+    });
+    expect(await collector.check()).toBe(true);
+    expect(await collector.check()).toBe(false);
+    expect(collections).toEqual([50 * MB]);
+  });
+
   it('collects once the service is idle after its heap grew, and not again until it grows again', async () => {
-    const { state, collector } = service(40 * MB);
+    const { state, collector } = await service(40 * MB);
     state.utilization = 0.9;
     state.heap = 140 * MB;
     expect(await collector.check()).toBe(false);
@@ -35,7 +56,7 @@ describe('IdleCollector (decision 0029)', () => {
   });
 
   it('leaves a busy service to V8, however large its heap', async () => {
-    const { state, collector } = service(40 * MB);
+    const { state, collector } = await service(40 * MB);
     state.utilization = 0.3;
     state.heap = 400 * MB;
     for (let check = 0; check < 5; check++) expect(await collector.check()).toBe(false);
@@ -43,7 +64,7 @@ describe('IdleCollector (decision 0029)', () => {
   });
 
   it('counts growth from the lowest heap seen, so V8’s own collections are not redone', async () => {
-    const { state, collector } = service(80 * MB);
+    const { state, collector } = await service(80 * MB);
     state.utilization = 0.9;
     state.heap = 40 * MB;
     await collector.check();
@@ -55,7 +76,7 @@ describe('IdleCollector (decision 0029)', () => {
   });
 
   it('does not start a second collection while one runs', async () => {
-    let heap = 40 * MB;
+    let heap = 0;
     let collections = 0;
     let finish: () => void = () => undefined;
     const collector = new IdleCollector({
