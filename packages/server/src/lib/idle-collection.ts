@@ -67,7 +67,7 @@ type GcFunction = (options: GcOptions) => Promise<void> | void;
  * command line (and so without a global `gc` that any dependency could call): the flag is on only
  * while a fresh context is made, which gets it.
  *
- * Where V8 knows the last-resort flavour (Node 22 and newer), that one collection compacts the heap
+ * Where V8 knows the last-resort flavour (Node 24's does), that one collection compacts the heap
  * and returns its pooled pages to the system. Node 20's V8 ignores it; there two ordinary
  * collections do most of it, the second compacting the pages the first left fragmented.
  */
