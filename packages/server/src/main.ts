@@ -81,7 +81,7 @@ async function main(): Promise<void> {
   const pruneTimer = setInterval(() => void prune(), PRUNE_INTERVAL_MS);
   pruneTimer.unref();
   // Decision 0029: a burst's garbage is given back once the service is idle again.
-  const idleCollection = startIdleCollection((freedBytes) => app.log.debug({ freedBytes }, 'idle: heap collected'));
+  const idleCollection = startIdleCollection(app.log);
 
   let closing = false;
   const shutdown = async (signal: string) => {

@@ -1,6 +1,7 @@
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import v8 from 'node:v8';
 import vm from 'node:vm';
+import type { FastifyBaseLogger } from 'fastify';
 
 /** How often the service looks whether it is idle. */
 export const IDLE_CHECK_MS = 2_000;
@@ -84,8 +85,11 @@ export function fullCollection(heapUsed: () => number): () => Promise<void> {
   };
 }
 
-/** Starts looking every `IDLE_CHECK_MS`; the timer never holds the process open. */
-export function startIdleCollection(onCollected?: (freedBytes: number) => void): { stop(): void } {
+/**
+ * Starts looking every `IDLE_CHECK_MS`; the timer never holds the process open. A collection that
+ * fails is logged and leaves the service as it was: memory is never a reason to stop serving.
+ */
+export function startIdleCollection(log: Pick<FastifyBaseLogger, 'debug' | 'warn'>): { stop(): void } {
   let previous: EventLoopUtilization = performance.eventLoopUtilization();
   const heapUsed = () => v8.getHeapStatistics().used_heap_size;
   const collector = new IdleCollector({
@@ -100,9 +104,12 @@ export function startIdleCollection(onCollected?: (freedBytes: number) => void):
   });
   const timer = setInterval(() => {
     const before = heapUsed();
-    void collector.check().then((collected) => {
-      if (collected) onCollected?.(before - heapUsed());
-    });
+    collector.check().then(
+      (collected) => {
+        if (collected) log.debug({ freedBytes: before - heapUsed() }, 'idle: heap collected');
+      },
+      (error: unknown) => log.warn({ err: error }, 'idle heap collection failed'),
+    );
   }, IDLE_CHECK_MS);
   timer.unref();
   return { stop: () => clearInterval(timer) };

@@ -1,5 +1,4 @@
 import type * as NodeSaml from '@node-saml/node-saml';
-import type { SAML } from '@node-saml/node-saml';
 import { loadOnUse } from '../../lib/load-on-use.js';
 import { NS, UnsafeXmlError, childElements, elementsNamed, onlyChild, parseUntrustedXml, soleText } from './saml.xml.js';
 import { SsoFailure } from './sso.failure.js';
@@ -51,7 +50,7 @@ export interface SamlAssertion {
   expiresAt: number;
 }
 
-function samlClient(settings: SamlConnectionSettings, options: { responseSigned: boolean; requestId?: string }): SAML {
+function samlClient(settings: SamlConnectionSettings, options: { responseSigned: boolean; requestId?: string }): NodeSaml.SAML {
   // The SAML libraries are loaded with the first SAML sign-in, not by every service at start.
   const { SAML, ValidateInResponseTo } = loadOnUse<typeof NodeSaml>('@node-saml/node-saml');
   return new SAML({
