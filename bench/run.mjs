@@ -33,7 +33,7 @@ import { betterAuthVersion, startBetterAuth, startFixedAnswer, startForumFloor, 
 import { freePort, rssBytes, RssSampler, sleep, stopChild } from './lib/proc.mjs';
 import { BUDGETS, loadRows, renderTable, webRows } from './lib/report.mjs';
 import { samlIdp } from './lib/saml-idp.mjs';
-import { startSamlWorker } from './lib/saml-raw.mjs';
+import { SAML_FLOOR_THREADS, startSamlWorker } from './lib/saml-raw.mjs';
 import { benchUsers, betterAuth, foyer, forumRequestBody, preflight } from './lib/scenarios.mjs';
 import { CHROMIUM_PATH, measureWebWeight } from './lib/web-weight.mjs';
 
@@ -609,7 +609,7 @@ async function pass(kind, users, peer) {
       const floor = startSamlWorker({ cert: server.saml.idp.cert, responses: server.scenarios.saml.signedResponses });
       try {
         const parts = [
-          { key: 'floor.saml', system: 'XML signature', name: 'check', raw: floor, concurrency: 1 },
+          { key: 'floor.saml', system: 'XML signature', name: 'check', raw: floor, concurrency: SAML_FLOOR_THREADS },
           { key: 'foyer.saml', system: server.name, name: 'saml', scenario: server.scenarios.saml, pid: server.child.pid, metrics: server.metrics },
         ];
         const saml = await phase(`${server.name} SAML phase`, parts, { database: kind === 'postgres' ? 'postgres' : undefined });

@@ -288,7 +288,7 @@ export function loadRows(pass, peer, label) {
       flow: f.saml,
       floor: pass.samlFloor,
       title: 'SAML assertion consumer, c=8 (req/s)',
-      floorTitle: 'Floor: XML-signature check only, one at a time (per s)',
+      floorTitle: 'Floor: XML-signature check only, one thread per core (per s)',
       ratioTitle: 'SAML consumer / its crypto floor',
       id: 'saml-acs-floor',
     },

@@ -3,7 +3,7 @@ import type { Deps } from '../../deps.js';
 import { sha256Hex } from '../../lib/crypto.js';
 import { unitOfWork } from '../../lib/unit-of-work.js';
 import type { RequestMeta } from '../audit/audit.service.js';
-import { validateSamlResponse } from './saml.response.js';
+import type { SamlThreads } from './saml.thread.js';
 import { SsoFailure } from './sso.failure.js';
 import type { SsoOidcClients } from './sso.oidc.js';
 import { rememberAssertion, spendRequest } from './sso.repo.js';
@@ -21,7 +21,7 @@ async function landingOf(deps: Deps, connectionId: string, meta: RequestMeta, wo
 
 /**
  * The SAML HTTP-POST binding's assertion consumer (decision 0022). After the response itself
- * validated (saml.response.ts):
+ * validated (saml.response.ts, on a SAML thread: saml.thread.ts):
  * - `InResponseTo` must name a request this service issued for this connection, unspent and
  *   under ten minutes old; spending it is one conditional UPDATE, so it works once on any
  *   instance. Without it the response is unsolicited (IdP-initiated), refused unless the
@@ -31,6 +31,7 @@ async function landingOf(deps: Deps, connectionId: string, meta: RequestMeta, wo
  */
 export async function consumeSamlResponse(
   deps: Deps,
+  saml: SamlThreads,
   input: { connectionId: string; samlResponse: string | undefined; relayState: string | undefined },
   meta: RequestMeta,
 ): Promise<string> {
@@ -38,7 +39,7 @@ export async function consumeSamlResponse(
     const connection = await connectionFor(deps, input.connectionId, 'saml');
     if (input.samlResponse === undefined || input.samlResponse === '') throw new SsoFailure('1002', 'no SAMLResponse');
     const { db, now } = unitOfWork(deps);
-    const assertion = await validateSamlResponse(samlSettings(deps, connection), input.samlResponse, now);
+    const assertion = await saml.validateResponse(samlSettings(deps, connection), input.samlResponse, now);
     let request: { clientKind: string | null; returnUrl: string | null };
     if (assertion.inResponseTo === undefined) {
       if (connection.saml_allow_unsolicited !== 1) throw new SsoFailure('1002', 'unsolicited response');

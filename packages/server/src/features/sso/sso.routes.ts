@@ -6,6 +6,7 @@ import { AppError } from '../../lib/errors.js';
 import { READ_ERRORS } from '../../lib/http-schemas.js';
 import { requestMeta } from '../audit/audit.service.js';
 import { serviceProviderMetadata } from './saml.metadata.js';
+import { SamlThreads } from './saml.thread.js';
 import { SsoOidcClients } from './sso.oidc.js';
 import { findConnectionById } from './sso.repo.js';
 import { consumeOidcCallback, consumeSamlResponse } from './sso.responses.js';
@@ -35,10 +36,12 @@ const Redirect = z.undefined().describe('See Other: the browser goes to /sso-lan
  */
 export const ssoRoutes: FastifyPluginAsyncZod = async (app) => {
   const oidc = new SsoOidcClients(app.config, app.log, app.clock);
+  const saml = new SamlThreads();
+  app.addHook('onClose', async () => saml.close());
 
   callRoute(app, 'ssoStart', {
     summary: "Starts company SSO for an email's organisation; answers the identity provider's address",
-    handler: async (request) => ({ url: await startSso(app, oidc, request.body, requestMeta(request)) }),
+    handler: async (request) => ({ url: await startSso(app, { oidc, saml }, request.body, requestMeta(request)) }),
   });
 
   // The HTTP-POST binding sends a form. Parsed here only: this plugin's routes are the only ones
@@ -83,6 +86,7 @@ export const ssoRoutes: FastifyPluginAsyncZod = async (app) => {
       const { SAMLResponse, RelayState } = request.body;
       const target = await consumeSamlResponse(
         app,
+        saml,
         { connectionId: request.params.connectionId, samlResponse: SAMLResponse, relayState: RelayState },
         requestMeta(request),
       );

@@ -8,7 +8,8 @@ import { recordAudit, type RequestMeta } from '../audit/audit.service.js';
 import { findDomain } from '../organizations/organizations.repo.js';
 import { emailDomain } from '../organizations/organizations.service.js';
 import { issueToken } from '../tokens/tokens.js';
-import { authnRequestUrl, type SamlConnectionSettings } from './saml.response.js';
+import type { SamlConnectionSettings } from './saml.response.js';
+import type { SamlThreads } from './saml.thread.js';
 import { resolveSsoAccount, type SsoIdentity } from './sso.accounts.js';
 import { SsoFailure } from './sso.failure.js';
 import type { SsoOidcClients } from './sso.oidc.js';
@@ -87,7 +88,7 @@ export function samlSettings(deps: Pick<Deps, 'config'>, connection: SsoConnecti
  */
 export async function startSso(
   deps: Deps,
-  oidc: SsoOidcClients,
+  clients: { oidc: SsoOidcClients; saml: SamlThreads },
   input: { email: string; state?: string | undefined },
   meta: RequestMeta,
 ): Promise<string> {
@@ -113,13 +114,13 @@ export async function startSso(
     if (connection.kind === 'saml') {
       // An xs:ID must not start with a digit: an underscore, then 160 random bits in hex.
       request.id = `_${randomBytes(20).toString('hex')}`;
-      url = await authnRequestUrl(samlSettings(deps, connection), { requestId: request.id, relayState: returnUrl ?? '' });
+      url = await clients.saml.authnRequestUrl(samlSettings(deps, connection), { requestId: request.id, relayState: returnUrl ?? '' });
     } else {
       const state = randomToken();
       request.id = sha256Hex(state);
       request.nonce = randomToken();
       request.code_verifier = randomToken();
-      url = await oidc.client(connection).authorizationUrl({ state, nonce: request.nonce, codeVerifier: request.code_verifier });
+      url = await clients.oidc.client(connection).authorizationUrl({ state, nonce: request.nonce, codeVerifier: request.code_verifier });
     }
   } catch (error) {
     // A connection this service cannot use answers as an unknown one would, and is logged.
