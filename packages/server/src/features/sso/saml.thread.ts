@@ -93,7 +93,7 @@ export class SamlThreads {
     return (await this.run({ kind: 'authnRequest', settings, ...input })) as string;
   }
 
-  /** Threads running now (for tests and metrics). */
+  /** Threads running now. */
   get running(): number {
     return this.threads.size;
   }
