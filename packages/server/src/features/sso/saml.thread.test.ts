@@ -96,6 +96,15 @@ describe('SAML threads', () => {
     expect(threads.running).toBe(0);
   });
 
+  it('refuses a response at once when its queue is full, and still answers the ones it took', async () => {
+    const threads = pool({ threads: 1, maxWaiting: 2 });
+    const taken = ['a1', 'a2', 'a3'].map((name) => threads.validateResponse(SETTINGS, honestResponse(name), Date.now()));
+    const refused = await refusal(threads.validateResponse(SETTINGS, honestResponse('a4'), Date.now()));
+    expect(refused.code).toBe('1002');
+    expect(refused.reason).toBe('busy: 2 jobs already waiting for a SAML thread');
+    expect((await Promise.all(taken)).map((assertion) => assertion.nameId)).toEqual(['a1', 'a2', 'a3']);
+  });
+
   it('answers the waiting jobs when the service stops, and takes no more', async () => {
     const threads = pool({ threads: 1 });
     const running = refusal(threads.validateResponse(SETTINGS, honestResponse('ann'), Date.now()));

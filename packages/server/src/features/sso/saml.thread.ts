@@ -18,10 +18,18 @@ export interface SamlThreadOptions {
   idleMs?: number;
   /** A job still running after this long is refused and its thread ended. */
   deadlineMs?: number;
+  /** At most this many jobs wait for a thread; one more is refused at once (a response with 1002). */
+  maxWaiting?: number;
 }
 
 export const SAML_THREAD_IDLE_MS = 5_000;
 export const SAML_JOB_DEADLINE_MS = 10_000;
+/**
+ * About a second of checks on two cores. Without a bound, a flood of responses that are slow to
+ * check would queue on the main thread, which (unlike when the checks held the event loop) keeps
+ * reading new ones, until memory ran out.
+ */
+export const SAML_MAX_WAITING = 256;
 
 /**
  * The heap a SAML thread may use. A response is at most 48 KB and parses into a few MB; a document
@@ -53,9 +61,9 @@ function startWorker(): Worker {
   return new Worker(load, { ...options, eval: true });
 }
 
-/** What a job that lost its thread ends in: a refused response (1002), or an error. */
-function lostJob(job: SamlJob, why: string): SamlJobResult {
-  return job.kind === 'response' ? { ok: false, failure: { code: '1002', reason: `unreadable: ${why}` } } : { ok: false, error: why };
+/** What a job that got no answer ends in: a refused response (1002, `reason` in the audit log), or an error. */
+function unanswered(job: SamlJob, reason: string): SamlJobResult {
+  return job.kind === 'response' ? { ok: false, failure: { code: '1002', reason } } : { ok: false, error: reason };
 }
 
 /**
@@ -67,7 +75,8 @@ function lostJob(job: SamlJob, why: string): SamlJobResult {
  * Each thread takes one job at a time from a queue on the main thread. Threads start with the
  * first job (the SAML libraries are loaded there, never in the main thread) and end after
  * `idleMs` without one. A job that outlives its deadline, or whose thread dies (its heap limit
- * reached, a crash), is refused and only that thread is replaced.
+ * reached, a crash), is refused and only that thread is replaced; a job that finds `maxWaiting`
+ * others waiting is refused at once.
  */
 export class SamlThreads {
   private readonly threads = new Set<Thread>();
@@ -75,12 +84,14 @@ export class SamlThreads {
   private readonly size: number;
   private readonly idleMs: number;
   private readonly deadlineMs: number;
+  private readonly maxWaiting: number;
   private closed = false;
 
   constructor(options: SamlThreadOptions = {}) {
     this.size = Math.max(1, options.threads ?? Math.min(4, availableParallelism()));
     this.idleMs = options.idleMs ?? SAML_THREAD_IDLE_MS;
     this.deadlineMs = options.deadlineMs ?? SAML_JOB_DEADLINE_MS;
+    this.maxWaiting = options.maxWaiting ?? SAML_MAX_WAITING;
   }
 
   /** saml.response.ts `validateSamlResponse` on a SAML thread: the assertion, or SsoFailure 1002. */
@@ -100,7 +111,7 @@ export class SamlThreads {
 
   async close(): Promise<void> {
     this.closed = true;
-    for (const waiting of this.waiting.splice(0)) waiting.resolve(lostJob(waiting.job, 'the service is stopping'));
+    for (const waiting of this.waiting.splice(0)) waiting.resolve(unanswered(waiting.job, 'unreadable: the service is stopping'));
     await Promise.all([...this.threads].map((thread) => this.end(thread, 'the service is stopping')));
   }
 
@@ -109,6 +120,9 @@ export class SamlThreads {
     const result = await new Promise<SamlJobResult>((resolve) => {
       this.waiting.push({ job, resolve });
       this.dispatch();
+      if (this.waiting.length > this.maxWaiting) {
+        (this.waiting.pop() as Waiting).resolve(unanswered(job, `busy: ${this.maxWaiting} jobs already waiting for a SAML thread`));
+      }
     });
     if (result.ok) return result.value;
     if ('failure' in result) throw new SsoFailure(result.failure.code, result.failure.reason);
@@ -157,7 +171,7 @@ export class SamlThreads {
     clearTimeout(thread.idle);
     const lost = thread.running;
     thread.running = undefined;
-    lost?.resolve(lostJob(lost.job, why));
+    lost?.resolve(unanswered(lost.job, `unreadable: ${why}`));
     this.dispatch();
     await thread.worker.terminate();
   }
