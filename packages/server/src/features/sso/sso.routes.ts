@@ -1,4 +1,4 @@
-import { ErrorBody, SSO_PATHS } from '@foyer/contract';
+import { ErrorBody, SSO_PATHS, normalizeEmail } from '@foyer/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { callRoute } from '../../lib/call-route.js';
@@ -7,6 +7,7 @@ import { READ_ERRORS } from '../../lib/http-schemas.js';
 import { requestMeta } from '../audit/audit.service.js';
 import { serviceProviderMetadata } from './saml.metadata.js';
 import { SamlThreads } from './saml.thread.js';
+import { SSO_START_PER_EMAIL, SSO_START_PER_IP } from './sso.limits.js';
 import { SsoOidcClients } from './sso.oidc.js';
 import { findConnectionById } from './sso.repo.js';
 import { consumeOidcCallback, consumeSamlResponse } from './sso.responses.js';
@@ -41,6 +42,11 @@ export const ssoRoutes: FastifyPluginAsyncZod = async (app) => {
 
   callRoute(app, 'ssoStart', {
     summary: "Starts company SSO for an email's organisation; answers the identity provider's address",
+    // Before any database work: a refused flood writes no request row.
+    rateLimits: [
+      { rule: SSO_START_PER_IP, key: (request) => request.ip },
+      { rule: SSO_START_PER_EMAIL, key: (request) => normalizeEmail(request.body.email) },
+    ],
     handler: async (request) => ({ url: await startSso(app, { oidc, saml }, request.body, requestMeta(request)) }),
   });
 
