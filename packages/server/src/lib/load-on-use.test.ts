@@ -75,7 +75,7 @@ describe.skipIf(TEST_DB !== 'sqlite')('libraries loaded on use', () => {
     for (const unused of ['pg', 'ioredis', 'nodemailer', '@node-saml/node-saml', '@xmldom/xmldom', 'xml-crypto']) expect(loaded).not.toContain(unused);
   }, 60_000);
 
-  it('a SAML sign-in runs the SAML libraries on its own thread: the main thread never loads them', async () => {
+  it('SAML metadata and sign-in run the SAML libraries on their own thread: the main thread never loads them', async () => {
     const loadedFile = join(dir, 'loaded-saml.json');
     const database = openDatabase({ kind: 'sqlite', filename: join(dir, 'saml.sqlite') });
     await migrateToLatest(database);
@@ -88,6 +88,10 @@ describe.skipIf(TEST_DB !== 'sqlite')('libraries loaded on use', () => {
     try {
       const corp = await samlOrganization(admin);
       await server.ready();
+      // The service provider's metadata, as an IdP's administrator fetches it, is made on a thread too.
+      const metadata = await fetch(server.url + new URL(corp.urls.metadata).pathname);
+      expect(metadata.status).toBe(200);
+      expect(await metadata.text()).toContain(`Location="${corp.urls.acs}"`);
       const email = corp.email();
       const started = await server.post(CALLS.ssoStart.path, { email }, '203.0.113.8');
       expect(started.status).toBe(200);

@@ -7,7 +7,8 @@ import { SsoFailure } from './sso.failure.js';
 /** What the main thread asks of a SAML thread (saml.worker.ts). */
 export type SamlJob =
   | { kind: 'response'; settings: SamlConnectionSettings; samlResponse: string; now: number }
-  | { kind: 'authnRequest'; settings: SamlConnectionSettings; requestId: string; relayState: string };
+  | { kind: 'authnRequest'; settings: SamlConnectionSettings; requestId: string; relayState: string }
+  | { kind: 'metadata'; entityId: string; acsUrl: string };
 
 export type SamlJobResult = { ok: true; value: unknown } | { ok: false; failure: { code: SsoLandingCode; reason: string } } | { ok: false; error: string };
 
@@ -68,7 +69,8 @@ function unanswered(job: SamlJob, reason: string): SamlJobResult {
 
 /**
  * Decision 0022 (performance): a SAML response's checks (two parses, XPath queries, canonical XML,
- * the RSA signature: 4–6 ms of CPU) and the AuthnRequest's deflated XML run on worker threads, so
+ * the RSA signature: 4–6 ms of CPU), the AuthnRequest's deflated XML and the service provider's
+ * metadata run on worker threads, so
  * the event loop keeps serving every other sign-in and session check meanwhile, and a SAML burst
  * uses every core, as argon2id does (decision 0011). The main thread keeps the database work.
  *
@@ -102,6 +104,11 @@ export class SamlThreads {
   /** saml.response.ts `authnRequestUrl` on a SAML thread. */
   async authnRequestUrl(settings: SamlConnectionSettings, input: { requestId: string; relayState: string }): Promise<string> {
     return (await this.run({ kind: 'authnRequest', settings, ...input })) as string;
+  }
+
+  /** saml.metadata.ts `serviceProviderMetadata` on a SAML thread. */
+  async serviceProviderMetadata(input: { entityId: string; acsUrl: string }): Promise<string> {
+    return (await this.run({ kind: 'metadata', ...input })) as string;
   }
 
   /** Threads running now. */

@@ -1,4 +1,5 @@
 import { parentPort } from 'node:worker_threads';
+import { serviceProviderMetadata } from './saml.metadata.js';
 import { authnRequestUrl, validateSamlResponse } from './saml.response.js';
 import type { SamlJob, SamlJobResult } from './saml.thread.js';
 import { SsoFailure } from './sso.failure.js';
@@ -10,6 +11,7 @@ import { SsoFailure } from './sso.failure.js';
 async function run(job: SamlJob): Promise<SamlJobResult> {
   try {
     if (job.kind === 'response') return { ok: true, value: await validateSamlResponse(job.settings, job.samlResponse, job.now) };
+    if (job.kind === 'metadata') return { ok: true, value: serviceProviderMetadata(job) };
     return { ok: true, value: await authnRequestUrl(job.settings, { requestId: job.requestId, relayState: job.relayState }) };
   } catch (error) {
     if (error instanceof SsoFailure) return { ok: false, failure: { code: error.code, reason: error.reason } };

@@ -5,7 +5,6 @@ import { callRoute } from '../../lib/call-route.js';
 import { AppError } from '../../lib/errors.js';
 import { READ_ERRORS } from '../../lib/http-schemas.js';
 import { requestMeta } from '../audit/audit.service.js';
-import { serviceProviderMetadata } from './saml.metadata.js';
 import { SamlThreads } from './saml.thread.js';
 import { SSO_START_PER_EMAIL, SSO_START_PER_IP } from './sso.limits.js';
 import { SsoOidcClients } from './sso.oidc.js';
@@ -70,7 +69,7 @@ export const ssoRoutes: FastifyPluginAsyncZod = async (app) => {
       if (connection?.kind !== 'saml') throw new AppError('notFound');
       const urls = ssoUrls(app.config, connection.id);
       reply.type('application/samlmetadata+xml; charset=utf-8');
-      return serviceProviderMetadata({ entityId: urls.entityId, acsUrl: urls.acs });
+      return saml.serviceProviderMetadata({ entityId: urls.entityId, acsUrl: urls.acs });
     },
   });
 
