@@ -79,7 +79,18 @@ describe.skipIf(dbUnavailable)('statements per call on the hot paths (decision 0
       'insert into "sessions"',
     ]);
     expect(sent.filter((s) => isWrite(s) && !isReservation(s) && !inside.includes(s))).toEqual([]);
-    if (TEST_DB === 'postgres') expect(sent.find(isReservation)?.name).toBe('foyer_signin_reserve');
+    if (TEST_DB === 'postgres') {
+      expect(sent.find(isReservation)?.name).toBe('foyer_signin_reserve');
+      // Every statement is a named, prepared one: the domain's SSO rule, the reservation, the writes.
+      expect(sent.filter((s) => !isBegin(s) && !isCommit(s) && s.name === undefined).map((s) => s.text)).toEqual([]);
+      expect(sent.map((s) => s.name).filter(Boolean)).toEqual([
+        'foyer_domain_find',
+        'foyer_signin_reserve',
+        'foyer_lockout_clear',
+        'foyer_audit_insert',
+        'foyer_session_insert',
+      ]);
+    }
   });
 
   it('a failed sign-in counts, reads and writes its audit row without a transaction of its own', async () => {
@@ -93,6 +104,15 @@ describe.skipIf(dbUnavailable)('statements per call on the hot paths (decision 0
     expect(sent.filter((s) => isWrite(s) && !isReservation(s)).map((s) => /^\s*(\w+ \w+ "\w+")/.exec(s.text)?.[1])).toEqual([
       'insert into "audit_events"',
     ]);
+    // On PostgreSQL all of it by named, prepared statements, the pending sign-ups' read included.
+    if (TEST_DB === 'postgres') {
+      expect(sent.map((s) => s.name ?? s.text)).toEqual([
+        'foyer_domain_find',
+        'foyer_signin_reserve',
+        'foyer_signup_pending_credentials',
+        'foyer_audit_insert',
+      ]);
+    }
   });
 
   it('a session check is one indexed read, prepared on PostgreSQL, and touches the session at most once an hour', async () => {

@@ -1,4 +1,5 @@
 import type { Insertable, Selectable } from 'kysely';
+import { preparedStatement } from '../../db/prepared.js';
 import type { Db, OrganizationDomainsTable, OrganizationsTable } from '../../db/schema.js';
 
 export type OrganizationRow = Selectable<OrganizationsTable>;
@@ -16,8 +17,17 @@ export async function findOrganizationByNameKey(db: Db, nameKey: string): Promis
   return db.selectFrom('organizations').selectAll().where('name_key', '=', nameKey).executeTakeFirst();
 }
 
+/**
+ * Every sign-in asks first whether its email's domain requires SSO (decision 0022), so this read
+ * is compiled once and, on PostgreSQL, prepared once per connection like the sign-in's other
+ * statements (decision 0029).
+ */
+const domainRow = preparedStatement('foyer_domain_find', ['domain'], (db: Db, { domain }: { domain: string }) =>
+  db.selectFrom('organization_domains').selectAll().where('domain', '=', domain),
+);
+
 export async function findDomain(db: Db, domain: string): Promise<OrganizationDomainRow | undefined> {
-  return db.selectFrom('organization_domains').selectAll().where('domain', '=', domain).executeTakeFirst();
+  return (await domainRow(db, { domain })).rows[0];
 }
 
 export async function insertDomain(db: Db, row: OrganizationDomainRow): Promise<void> {

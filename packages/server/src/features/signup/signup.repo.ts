@@ -1,4 +1,5 @@
 import type { Insertable, Selectable } from 'kysely';
+import { preparedStatement } from '../../db/prepared.js';
 import type { Db, SignupAttemptsTable } from '../../db/schema.js';
 
 export type SignupAttemptRow = Selectable<SignupAttemptsTable>;
@@ -11,20 +12,30 @@ export async function findSignupAttempt(db: Db, id: string): Promise<SignupAttem
   return db.selectFrom('signup_attempts').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/**
+ * Every failed sign-in asks for the email's recent pending sign-ups (signin.service.ts), so this
+ * read is compiled once and, on PostgreSQL, prepared once per connection (decision 0029).
+ */
+const pendingCredentials = preparedStatement(
+  'foyer_signup_pending_credentials',
+  ['emailKey', 'since', 'limit'],
+  (db: Db, input: { emailKey: string; since: number; limit: number }) =>
+    db
+      .selectFrom('signup_attempts')
+      .select(['id', 'password_hash'])
+      .where('email_key', '=', input.emailKey)
+      .where('created_at', '>', input.since)
+      .where('password_hash', 'is not', null)
+      .orderBy('created_at', 'desc')
+      .limit(input.limit),
+);
+
 /** The email's sign-ups since `since` that still hold a credential, newest first. */
 export async function findPendingCredentials(
   db: Db,
   input: { emailKey: string; since: number; limit: number },
 ): Promise<Pick<SignupAttemptRow, 'id' | 'password_hash'>[]> {
-  return db
-    .selectFrom('signup_attempts')
-    .select(['id', 'password_hash'])
-    .where('email_key', '=', input.emailKey)
-    .where('created_at', '>', input.since)
-    .where('password_hash', 'is not', null)
-    .orderBy('created_at', 'desc')
-    .limit(input.limit)
-    .execute();
+  return (await pendingCredentials(db, input)).rows;
 }
 
 /** Forgets the credential and names of every pending sign-up of an email (decision 0014). */
