@@ -8,14 +8,23 @@ const MB = 1024 * 1024;
  * A service whose busy share and heap the test sets; `collect` drops the heap to `afterCollect`.
  * It has had its first idle moment, which collected what starting up left.
  */
-async function service(initialHeap: number) {
-  const state = { utilization: 0, heap: initialHeap, afterCollect: initialHeap, collections: 0 };
+async function service(initialHeap: number, initialCommitted = initialHeap) {
+  const state = {
+    utilization: 0,
+    heap: initialHeap,
+    afterCollect: initialHeap,
+    committed: initialCommitted,
+    committedAfterCollect: initialCommitted,
+    collections: 0,
+  };
   const collector = new IdleCollector({
     utilization: () => state.utilization,
     heapUsed: () => state.heap,
+    heapCommitted: () => state.committed,
     collect: async () => {
       state.collections += 1;
       state.heap = state.afterCollect;
+      state.committed = state.committedAfterCollect;
     },
   });
   await collector.check();
@@ -30,6 +39,7 @@ describe('IdleCollector (decision 0029)', () => {
     const collector = new IdleCollector({
       utilization: () => 0,
       heapUsed: () => heap,
+      heapCommitted: () => heap,
       collect: async () => {
         collections.push(heap);
         heap = 38 * MB;
@@ -75,6 +85,26 @@ describe('IdleCollector (decision 0029)', () => {
     expect(await collector.check()).toBe(true);
   });
 
+  it('collects once when a burst left its pages committed though V8 brought the use back down', async () => {
+    const { state, collector } = await service(40 * MB, 60 * MB);
+    state.utilization = 0.9;
+    state.heap = 45 * MB;
+    state.committed = 120 * MB;
+    expect(await collector.check()).toBe(false);
+    state.utilization = 0;
+    state.afterCollect = 38 * MB;
+    state.committedAfterCollect = 64 * MB;
+    expect(await collector.check()).toBe(true);
+    expect(state.committed).toBe(64 * MB);
+    expect(await collector.check()).toBe(false);
+    // Pages a collection cannot give back are not tried again every interval.
+    state.committed = 100 * MB;
+    state.committedAfterCollect = 100 * MB;
+    expect(await collector.check()).toBe(true);
+    for (let check = 0; check < 5; check++) expect(await collector.check()).toBe(false);
+    expect(state.collections).toBe(2);
+  });
+
   it('does not start a second collection while one runs', async () => {
     let heap = 0;
     let collections = 0;
@@ -82,6 +112,7 @@ describe('IdleCollector (decision 0029)', () => {
     const collector = new IdleCollector({
       utilization: () => 0,
       heapUsed: () => heap,
+      heapCommitted: () => heap,
       collect: () => {
         collections += 1;
         return new Promise<void>((resolve) => (finish = resolve));
