@@ -1,5 +1,5 @@
 import { COOKIE_BASE_NAMES, RANDOM_ID_PATTERN, ROUTES } from '@foyer/contract/core';
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { Alert } from '../../components/alert';
 import { Button } from '../../components/button';
 import { CardLayout } from '../../components/card-layout';
@@ -39,9 +39,13 @@ export function DeviceHandOff() {
   // One exchange per visit, whatever the effects do: the token works once.
   const exchange = useRef<Promise<CallResult<undefined>> | null>(null);
 
-  useEffect(() => {
-    // A token in an address outlives its use in history, logs and screenshots; it goes first.
+  useLayoutEffect(() => {
+    // A token in an address outlives its use in history, logs and screenshots; it goes first,
+    // before the screen is first painted.
     window.history.replaceState(window.history.state, '', window.location.pathname);
+  }, []);
+
+  useEffect(() => {
     if (!usable) return;
     writeItem('deviceId', deviceId);
     writeCookie(config, COOKIE_BASE_NAMES.deviceId, deviceId, DEVICE_COOKIE_SECONDS);
