@@ -48,6 +48,9 @@ const isBegin = (s: Sent) => /^\s*begin\b/i.test(s.text);
 const isCommit = (s: Sent) => /^\s*commit\b/i.test(s.text);
 const isWrite = (s: Sent) => /^\s*(insert|update|delete)\b/i.test(s.text);
 const readsUsersAlone = (s: Sent) => /^\s*select\b/i.test(s.text) && /\busers\b/i.test(s.text);
+/** The session check's read: by primary key, many ids in one parameter (sessions.repo.ts). */
+const readsSessionsById = (s: Sent) =>
+  /^\s*select\b/i.test(s.text) && /"sessions"\."id" (= any\(\$1\)|in \(select value from json_each\(\?\)\))/.test(s.text);
 const isReservation = (s: Sent) => /^\s*insert into "login_failures"/i.test(s.text);
 
 describe.skipIf(dbUnavailable)('statements per call on the hot paths (decision 0029)', () => {
@@ -124,8 +127,8 @@ describe.skipIf(dbUnavailable)('statements per call on the hot paths (decision 0
     expect((await getSession(t, otter, deviceId)).statusCode).toBe(200);
     vi.restoreAllMocks();
     expect(sent).toHaveLength(2);
-    expect(sent.every((s) => /^\s*select\b/i.test(s.text) && /"sessions"\."id" = /.test(s.text))).toBe(true);
-    if (TEST_DB === 'postgres') expect(sent.map((s) => s.name)).toEqual(['foyer_session_with_user', 'foyer_session_with_user']);
+    expect(sent.every(readsSessionsById)).toBe(true);
+    if (TEST_DB === 'postgres') expect(sent.map((s) => s.name)).toEqual(['foyer_sessions_with_users', 'foyer_sessions_with_users']);
 
     t.clock.advance(HOUR);
     sent = recordStatements();
@@ -134,5 +137,31 @@ describe.skipIf(dbUnavailable)('statements per call on the hot paths (decision 0
     vi.restoreAllMocks();
     // The first check of the new hour moves last_seen_at; the next is a pure read again.
     expect(sent.map((s) => /^\s*(\w+)/.exec(s.text)?.[1]?.toLowerCase())).toEqual(['select', 'update', 'select']);
+  });
+
+  it('session checks that arrive together share one read, and each gets its own account or 401', async () => {
+    const accounts = await Promise.all(Array.from({ length: 6 }, () => createTestUser(t)));
+    const sessions = [];
+    for (const account of accounts) sessions.push({ ...(await signIn(t.app, account)), email: account.email });
+    const [first, second] = sessions;
+    const checks = [
+      ...sessions.map((session) => ({ otter: session.otter, deviceId: session.deviceId, email: session.email })),
+      // The same session twice, a token from another device than its own, a token nobody was given.
+      { otter: first.otter, deviceId: first.deviceId, email: first.email },
+      { otter: second.otter, deviceId: 'otherdevice1', email: undefined },
+      { otter: 'A'.repeat(43), deviceId: first.deviceId, email: undefined },
+    ];
+
+    const sent = recordStatements();
+    const answers = await Promise.all(checks.map((check) => getSession(t, check.otter, check.deviceId)));
+    vi.restoreAllMocks();
+
+    expect(answers.map((answer) => answer.statusCode)).toEqual(checks.map((check) => (check.email === undefined ? 401 : 200)));
+    expect(answers.map((answer) => (answer.statusCode === 200 ? (answer.json() as { user: { email: string } }).user.email : undefined))).toEqual(
+      checks.map((check) => check.email),
+    );
+    // Nine checks, one statement: on PostgreSQL one round trip instead of nine.
+    expect(sent).toHaveLength(1);
+    expect(sent.every(readsSessionsById)).toBe(true);
   });
 });

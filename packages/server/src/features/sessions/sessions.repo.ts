@@ -1,4 +1,5 @@
-import type { Insertable } from 'kysely';
+import { PostgresAdapter, sql, type Insertable } from 'kysely';
+import { CoalescedReads } from '../../db/coalesced-reads.js';
 import { preparedStatement } from '../../db/prepared.js';
 import type { Db, SessionsTable } from '../../db/schema.js';
 
@@ -23,36 +24,70 @@ export async function insertSession(db: Db, row: NewSession): Promise<void> {
   await insertSessionRow(db, row);
 }
 
+const SESSION_WITH_USER_COLUMNS = [
+  'sessions.id',
+  'sessions.user_id',
+  'sessions.device_id',
+  'sessions.last_seen_at',
+  'sessions.expires_at',
+  'sessions.kind',
+  'users.email',
+  'users.first_name',
+  'users.last_name',
+  'users.email_verified_at',
+  'users.deactivated_at',
+] as const;
+
 /**
- * The session check's only query: a primary-key lookup joined to its user. It runs on every
- * signed-in request, so it stays one indexed read, compiled once and, on PostgreSQL, prepared once
- * per connection (decision 0029).
+ * The session check's only query: primary-key lookups joined to their users, for the checks of
+ * one turn of the event loop together (coalesced-reads.ts). It runs on every signed-in request, so
+ * it is compiled once and, on PostgreSQL, prepared once per connection (decision 0029). PostgreSQL
+ * takes the ids as one text[] parameter, SQLite as one JSON array: one statement text whatever
+ * their number.
  */
-const sessionWithUser = preparedStatement('foyer_session_with_user', ['id'], (db: Db, { id }: { id: string }) =>
+const sessionsWithUsersPg = preparedStatement('foyer_sessions_with_users', ['ids'], (db: Db, { ids }: { ids: string[] }) =>
   db
     .selectFrom('sessions')
     .innerJoin('users', 'users.id', 'sessions.user_id')
-    .select([
-      'sessions.id',
-      'sessions.user_id',
-      'sessions.device_id',
-      'sessions.last_seen_at',
-      'sessions.expires_at',
-      'sessions.kind',
-      'users.email',
-      'users.first_name',
-      'users.last_name',
-      'users.email_verified_at',
-      'users.deactivated_at',
-    ])
-    .where('sessions.id', '=', id),
+    .select(SESSION_WITH_USER_COLUMNS)
+    .where('sessions.id', '=', sql<string>`any(${ids})`),
+);
+const sessionsWithUsersSqlite = preparedStatement('foyer_sessions_with_users_sqlite', ['idsJson'], (db: Db, { idsJson }: { idsJson: string }) =>
+  db
+    .selectFrom('sessions')
+    .innerJoin('users', 'users.id', 'sessions.user_id')
+    .select(SESSION_WITH_USER_COLUMNS)
+    .where('sessions.id', 'in', sql<string>`(select value from json_each(${idsJson}))`),
 );
 
-type SessionWithUser = Awaited<ReturnType<typeof sessionWithUser>>['rows'][number];
+type SessionWithUser = Awaited<ReturnType<typeof sessionsWithUsersPg>>['rows'][number];
 
+async function readSessionsWithUsers(db: Db, ids: string[]): Promise<Map<string, SessionWithUser>> {
+  const { rows } =
+    db.getExecutor().adapter instanceof PostgresAdapter
+      ? await sessionsWithUsersPg(db, { ids })
+      : await sessionsWithUsersSqlite(db, { idsJson: JSON.stringify(ids) });
+  return new Map(rows.map((row) => [row.id, row]));
+}
+
+/** Session ids are SHA-256 hex: 128 of them make a statement of about 8 KB. */
+const MAX_SESSIONS_PER_READ = 128;
+
+const coalescedBy = new WeakMap<Db, CoalescedReads<SessionWithUser>>();
+
+/**
+ * The session with this id (the token's SHA-256) and its account. Checks that arrive together
+ * share one statement: on PostgreSQL one round trip instead of one each, on SQLite one pass
+ * through the driver. A transaction reads on its own connection, alone.
+ */
 export async function findSessionWithUser(db: Db, id: string): Promise<SessionWithUser | undefined> {
-  const { rows } = await sessionWithUser(db, { id });
-  return rows[0];
+  if (db.isTransaction) return (await readSessionsWithUsers(db, [id])).get(id);
+  let reads = coalescedBy.get(db);
+  if (reads === undefined) {
+    reads = new CoalescedReads((ids) => readSessionsWithUsers(db, ids), MAX_SESSIONS_PER_READ);
+    coalescedBy.set(db, reads);
+  }
+  return reads.read(id);
 }
 
 export async function touchSession(db: Db, id: string, at: number): Promise<void> {
