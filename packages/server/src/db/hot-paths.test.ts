@@ -141,9 +141,10 @@ describe.skipIf(dbUnavailable)('statements per call on the hot paths (decision 0
 
   it('session checks that arrive together share one read, and each gets its own account or 401', async () => {
     const accounts = await Promise.all(Array.from({ length: 6 }, () => createTestUser(t)));
-    const sessions = [];
+    const sessions: Array<{ otter: string; deviceId: string; email: string }> = [];
     for (const account of accounts) sessions.push({ ...(await signIn(t.app, account)), email: account.email });
     const [first, second] = sessions;
+    if (first === undefined || second === undefined) throw new Error('no sessions to check');
     const checks = [
       ...sessions.map((session) => ({ otter: session.otter, deviceId: session.deviceId, email: session.email })),
       // The same session twice, a token from another device than its own, a token nobody was given.
