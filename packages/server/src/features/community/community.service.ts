@@ -4,7 +4,7 @@ import { AppError } from '../../lib/errors.js';
 import { inTransaction, unitOfWork } from '../../lib/unit-of-work.js';
 import { recordAudit, type RequestMeta } from '../audit/audit.service.js';
 import type { ActiveSession } from '../sessions/sessions.service.js';
-import { findUserById, type UserRow } from '../users/users.repo.js';
+import type { UserRow } from '../users/users.repo.js';
 import { claimNonce, deleteExpiredNonces, hasAgreedToTerms, insertTermsAgreement } from './community.repo.js';
 import { answerQuery, answerUrl, readRequest, signAnswer, type Assertion } from './discourse-connect.js';
 
@@ -13,6 +13,22 @@ import { answerQuery, answerUrl, readRequest, signAnswer, type Assertion } from 
  * the time Discourse would still accept an answer carrying one.
  */
 const NONCE_MEMORY_MS = 24 * 60 * 60 * 1000;
+/** Expired nonces are cleared at most this often per instance, not on every answer. */
+const NONCE_SWEEP_INTERVAL_MS = 60 * 1000;
+const lastSweepBy = new WeakMap<Deps['db'], number>();
+
+/**
+ * Housekeeping of the nonce table, at most once a minute per instance: a row past its expiry only
+ * keeps its nonce refused a little longer, which Discourse, whose nonces are random and expire
+ * long before, never notices.
+ */
+async function forgetExpiredNonces(deps: Pick<Deps, 'db' | 'clock'>): Promise<void> {
+  const now = deps.clock.now();
+  const last = lastSweepBy.get(deps.db);
+  if (last !== undefined && now - last < NONCE_SWEEP_INTERVAL_MS) return;
+  lastSweepBy.set(deps.db, now);
+  await deleteExpiredNonces(deps.db, now);
+}
 
 interface Forum {
   secret: string;
@@ -72,13 +88,12 @@ export async function answerDiscourseSso(
     await recordAudit(unitOfWork(deps), { type: 'community.refused', meta, detail: { reason: request === undefined ? 'signature' : 'returnUrl' } });
     throw new AppError('invalidSsoPayload');
   }
-  const session = await input.session();
-  const user = await findUserById(deps.db, session.userId);
-  if (user === undefined) throw new AppError('notSignedIn');
+  // The session's read already joined the account (sessions.repo.ts): no read of its own.
+  const { user, emailKey } = await input.session();
   if (!(await hasAgreedToTerms(deps.db, user.id, deps.config.communityTermsVersion))) return { termsAgreed: false, redirectUrl: '' };
 
+  await forgetExpiredNonces(deps);
   const answer = await inTransaction(deps, async (uow) => {
-    await deleteExpiredNonces(uow.db, uow.now);
     const claimed = await claimNonce(uow.db, {
       id: sha256Hex(request.nonce),
       user_id: user.id,
@@ -86,18 +101,18 @@ export async function answerDiscourseSso(
       expires_at: uow.now + NONCE_MEMORY_MS,
     });
     if (!claimed) return undefined;
-    const verified = user.email_verified_at !== null;
+    const verified = user.emailVerified;
     const assertion: Assertion = {
       nonce: request.nonce,
       email: user.email,
       // The account's stable id: an email can change, and Discourse links accounts by this.
       externalId: user.id,
-      username: suggestedUsername(user),
-      name: [user.first_name, user.last_name].filter((part) => part !== null && part !== '').join(' '),
+      username: suggestedUsername({ first_name: user.firstName, last_name: user.lastName, email: user.email }),
+      name: [user.firstName, user.lastName].filter((part) => part !== null && part !== '').join(' '),
       // An address nobody proved is never asserted as verified: Discourse then mails it itself.
       requireActivation: !verified,
     };
-    await recordAudit(uow, { type: 'community.signin', meta, userId: user.id, emailKey: user.email_key, detail: { emailVerified: verified } });
+    await recordAudit(uow, { type: 'community.signin', meta, userId: user.id, emailKey, detail: { emailVerified: verified } });
     return { termsAgreed: true, redirectUrl: answerUrl(request.returnSsoUrl, signAnswer(forum.secret, answerQuery(assertion))) };
   });
   if (answer === undefined) {

@@ -1,5 +1,6 @@
 import { API_BASE, CALLS } from '@foyer/contract';
 import { describe, expect, it } from 'vitest';
+import { sha256Hex } from '../../lib/crypto.js';
 import { postJson } from '../../../test/account-entry.js';
 import {
   DISCOURSE_SSO_URL,
@@ -61,6 +62,50 @@ describe.skipIf(dbUnavailable)('community/discourseSso (decision 0021)', () => {
     const racing = forumRequest();
     const answers = await Promise.all([0, 1, 2].map(() => postWithToken(t, DISCOURSE_SSO_URL, racing, member.otter, member.deviceId)));
     expect(answers.map((answer) => answer.statusCode).sort()).toEqual([200, 400, 400]);
+  });
+
+  it('forgets expired nonces at most once a minute, and answers a nonce again only once its row is gone', async () => {
+    const member = await signedInMember(t);
+    const nonceRow = (nonce: string) => ({ id: sha256Hex(nonce), user_id: member.user.id, answered_at: 0, expires_at: t.clock.now() - 1 });
+    const nonceRows = async (nonces: string[]) =>
+      (
+        await t.db
+          .selectFrom('discourse_nonces')
+          .select('id')
+          .where(
+            'id',
+            'in',
+            nonces.map((nonce) => sha256Hex(nonce)),
+          )
+          .execute()
+      ).length;
+    // Past any sweep an earlier test made.
+    t.clock.advance(61_000);
+
+    const expired = forumRequest();
+    await t.db.insertInto('discourse_nonces').values(nonceRow(expired.nonce)).execute();
+    expect((await postWithToken(t, DISCOURSE_SSO_URL, forumRequest(), member.otter, member.deviceId)).statusCode).toBe(200);
+    expect(await nonceRows([expired.nonce])).toBe(0);
+
+    // Within the minute an expired row stays, and its nonce is still refused.
+    const lingering = forumRequest();
+    await t.db.insertInto('discourse_nonces').values(nonceRow(lingering.nonce)).execute();
+    t.clock.advance(59_000);
+    expect((await postWithToken(t, DISCOURSE_SSO_URL, lingering, member.otter, member.deviceId)).statusCode).toBe(400);
+    expect(await nonceRows([lingering.nonce])).toBe(1);
+
+    t.clock.advance(2_000);
+    const answered = await postWithToken(t, DISCOURSE_SSO_URL, lingering, member.otter, member.deviceId);
+    expect(answered.statusCode).toBe(200);
+    expect(answered.json<{ termsAgreed: boolean }>().termsAgreed).toBe(true);
+    // The audit row of a forum sign-in names the account's email key, read with the session.
+    const audit = await t.db
+      .selectFrom('audit_events')
+      .select('email_key')
+      .where('user_id', '=', member.user.id)
+      .where('type', '=', 'community.signin')
+      .execute();
+    expect(audit.map((row) => row.email_key)).toEqual([member.email.toLowerCase(), member.email.toLowerCase()]);
   });
 
   it('refuses a tampered payload, a wrong secret, foreign characters and a foreign return_sso_url', async () => {

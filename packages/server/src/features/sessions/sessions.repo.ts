@@ -32,6 +32,7 @@ const SESSION_WITH_USER_COLUMNS = [
   'sessions.expires_at',
   'sessions.kind',
   'users.email',
+  'users.email_key',
   'users.first_name',
   'users.last_name',
   'users.email_verified_at',

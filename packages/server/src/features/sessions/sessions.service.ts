@@ -35,6 +35,8 @@ export interface ActiveSession {
   userId: string;
   kind: SessionKind;
   user: SessionUser;
+  /** The account's normalised email, for audit rows written on its behalf. */
+  emailKey: string;
   /** The earlier of the absolute and the idle expiry. */
   expiresAt: number;
 }
@@ -101,6 +103,7 @@ export async function authenticate(
     userId: row.user_id,
     kind: row.kind,
     user: toSessionUser({ ...row, id: row.user_id }),
+    emailKey: row.email_key,
     expiresAt: Math.min(row.expires_at, lastSeen + idleMs),
   };
 }
