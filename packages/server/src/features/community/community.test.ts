@@ -22,6 +22,11 @@ async function signedInMember(t: TestApp, options: { verified?: boolean; agreed?
   return { ...member, otter, deviceId };
 }
 
+/** The audit rows of an account's forum sign-ins. */
+function forumSignIns(t: TestApp, userId: string) {
+  return t.db.selectFrom('audit_events').select('email_key').where('user_id', '=', userId).where('type', '=', 'community.signin').execute();
+}
+
 describe.skipIf(dbUnavailable)('community/discourseSso (decision 0021)', () => {
   const t = useTestApp({ env: FORUM_ENV });
 
@@ -43,13 +48,7 @@ describe.skipIf(dbUnavailable)('community/discourseSso (decision 0021)', () => {
       require_activation: 'false',
     });
     for (const key of ['admin', 'moderator', 'add_groups', 'remove_groups', 'groups']) expect(fields.has(key)).toBe(false);
-    const audit = await t.db
-      .selectFrom('audit_events')
-      .select('type')
-      .where('user_id', '=', member.user.id)
-      .where('type', '=', 'community.signin')
-      .execute();
-    expect(audit).toHaveLength(1);
+    expect(await forumSignIns(t, member.user.id)).toHaveLength(1);
   });
 
   it('answers a nonce once', async () => {
@@ -99,13 +98,7 @@ describe.skipIf(dbUnavailable)('community/discourseSso (decision 0021)', () => {
     expect(answered.statusCode).toBe(200);
     expect(answered.json<{ termsAgreed: boolean }>().termsAgreed).toBe(true);
     // The audit row of a forum sign-in names the account's email key, read with the session.
-    const audit = await t.db
-      .selectFrom('audit_events')
-      .select('email_key')
-      .where('user_id', '=', member.user.id)
-      .where('type', '=', 'community.signin')
-      .execute();
-    expect(audit.map((row) => row.email_key)).toEqual([member.email.toLowerCase(), member.email.toLowerCase()]);
+    expect((await forumSignIns(t, member.user.id)).map((row) => row.email_key)).toEqual([member.email.toLowerCase(), member.email.toLowerCase()]);
   });
 
   it('refuses a tampered payload, a wrong secret, foreign characters and a foreign return_sso_url', async () => {
