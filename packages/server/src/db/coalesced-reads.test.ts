@@ -53,4 +53,15 @@ describe('CoalescedReads', () => {
     // The next turn reads afresh.
     expect(await coalesced.read('a')).toBe('row a');
   });
+
+  it('fails its callers, and nothing else, when the read throws instead of failing its promise', async () => {
+    const coalesced = new CoalescedReads<string>(() => {
+      throw new Error('no connection');
+    }, 10);
+    const answers = await Promise.allSettled([coalesced.read('a'), coalesced.read('b')]);
+    expect(answers).toEqual([
+      { status: 'rejected', reason: new Error('no connection') },
+      { status: 'rejected', reason: new Error('no connection') },
+    ]);
+  });
 });

@@ -41,10 +41,14 @@ export class CoalescedReads<Row> {
       const settle = (each: (waiter: Waiter<Row>, key: string) => void) => {
         for (const key of chunk) for (const waiter of batch.get(key) ?? []) each(waiter, key);
       };
-      this.readMany(chunk).then(
-        (rows) => settle((waiter, key) => waiter.resolve(rows.get(key))),
-        (error: unknown) => settle((waiter) => waiter.reject(error)),
-      );
+      // Started from a promise, so a read that throws at once fails its callers like any other
+      // failure instead of escaping this timer callback and ending the process.
+      Promise.resolve(chunk)
+        .then((keys) => this.readMany(keys))
+        .then(
+          (rows) => settle((waiter, key) => waiter.resolve(rows.get(key))),
+          (error: unknown) => settle((waiter) => waiter.reject(error)),
+        );
     }
   }
 }
