@@ -43,8 +43,8 @@ export class CoalescedReads<Row> {
       };
       // Started from a promise, so a read that throws at once fails its callers like any other
       // failure instead of escaping this timer callback and ending the process.
-      Promise.resolve(chunk)
-        .then((keys) => this.readMany(keys))
+      Promise.resolve()
+        .then(() => this.readMany(chunk))
         .then(
           (rows) => settle((waiter, key) => waiter.resolve(rows.get(key))),
           (error: unknown) => settle((waiter) => waiter.reject(error)),

@@ -1,10 +1,10 @@
+import type { SessionUser } from '@foyer/contract';
 import type { Deps } from '../../deps.js';
 import { sha256Hex } from '../../lib/crypto.js';
 import { AppError } from '../../lib/errors.js';
 import { inTransaction, unitOfWork } from '../../lib/unit-of-work.js';
 import { recordAudit, type RequestMeta } from '../audit/audit.service.js';
 import type { ActiveSession } from '../sessions/sessions.service.js';
-import type { UserRow } from '../users/users.repo.js';
 import { claimNonce, deleteExpiredNonces, hasAgreedToTerms, insertTermsAgreement } from './community.repo.js';
 import { answerQuery, answerUrl, readRequest, signAnswer, type Assertion } from './discourse-connect.js';
 
@@ -54,13 +54,13 @@ function onForum(returnSsoUrl: string, forum: Forum): boolean {
 }
 
 /** A username Discourse accepts as a suggestion: 3 to 20 of [A-Za-z0-9_], from the names or the email. */
-export function suggestedUsername(user: Pick<UserRow, 'first_name' | 'last_name' | 'email'>): string {
+export function suggestedUsername(user: Pick<SessionUser, 'firstName' | 'lastName' | 'email'>): string {
   const clean = (value: string) =>
     value
       .normalize('NFKD')
       .replace(/[^A-Za-z0-9_]/g, '')
       .slice(0, 20);
-  const fromNames = clean(`${user.first_name ?? ''}${user.last_name ?? ''}`);
+  const fromNames = clean(`${user.firstName ?? ''}${user.lastName ?? ''}`);
   if (fromNames.length >= 3) return fromNames;
   const fromEmail = clean(user.email.split('@')[0] ?? '');
   return fromEmail.length >= 3 ? fromEmail : `member${fromEmail}`;
@@ -107,7 +107,7 @@ export async function answerDiscourseSso(
       email: user.email,
       // The account's stable id: an email can change, and Discourse links accounts by this.
       externalId: user.id,
-      username: suggestedUsername({ first_name: user.firstName, last_name: user.lastName, email: user.email }),
+      username: suggestedUsername(user),
       name: [user.firstName, user.lastName].filter((part) => part !== null && part !== '').join(' '),
       // An address nobody proved is never asserted as verified: Discourse then mails it itself.
       requireActivation: !verified,
