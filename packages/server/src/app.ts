@@ -84,7 +84,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.decorate('clock', options.clock ?? systemClock);
   // Decision 0018: metrics exist only where a scraper can read them (METRICS_TOKEN set).
   const metrics = config.metricsToken === undefined ? undefined : createMetrics();
-  const passwords = options.passwords ?? (await createPasswordHasher(config.argon2));
+  const owned = options.passwords === undefined ? await createPasswordHasher(config.argon2) : undefined;
+  const passwords = options.passwords ?? (owned as PasswordHasher);
+  // The argon2 threads of a hasher the app made end with it; one it was given belongs to the giver.
+  if (owned !== undefined) app.addHook('onClose', async () => owned.close());
   app.decorate('passwords', metrics === undefined ? passwords : timedPasswordHasher(passwords, metrics.argon2Seconds));
   app.decorate('redirects', createRedirectPolicy(config));
   app.decorate('dictionaries', options.dictionaries ?? loadDictionaries((message) => app.log.warn(message)));

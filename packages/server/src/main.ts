@@ -25,7 +25,7 @@ function readConfig(): Config {
 
 /**
  * Whether threadpool.cjs ran before the entry point (decision 0011). Without it libuv keeps 4
- * threads for argon2, files and DNS together, whatever the cores: said at warn where deployed.
+ * threads for signature checks, files and DNS together, whatever the cores: said at warn where deployed.
  */
 function logThreadpool(log: FastifyBaseLogger, deployed: boolean): void {
   const size = process.env.UV_THREADPOOL_SIZE;

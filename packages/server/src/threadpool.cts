@@ -5,9 +5,10 @@
 import os = require('node:os');
 
 /**
- * Decision 0011: argon2 (@node-rs/argon2) hashes on libuv's threadpool, which also serves file
- * reads and DNS lookups and holds 4 threads by default. One thread per core lets hashing use
- * every core; four more keep the default's room for file and DNS work beside it.
+ * Decision 0011: libuv's threadpool serves WebCrypto's signature checks (Google's ID tokens),
+ * zlib, file reads and DNS lookups, and holds 4 threads by default. One thread per core lets
+ * signature checks use every core; four more keep the default's room for file and DNS work beside
+ * them. (argon2id has threads of its own: lib/passwords.ts.)
  */
 const MAX_THREADS = 1024;
 

@@ -155,13 +155,14 @@ async function main(): Promise<number> {
   const config = readConfig();
   if (config === undefined) return EXIT.failed;
   const database = openDatabase(config.database, { max: 1 });
+  const passwords = await createPasswordHasher(config.argon2);
   try {
     await migrateToLatest(database);
     const deps: Deps = {
       db: database.db,
       config,
       clock: systemClock,
-      passwords: await createPasswordHasher(config.argon2),
+      passwords,
       redirects: createRedirectPolicy(config),
     };
     return await runAdmin(process.argv.slice(2), {
@@ -170,8 +171,8 @@ async function main(): Promise<number> {
       stderr: (text) => process.stderr.write(text),
     });
   } finally {
-    // Close the pool or file so the process exits as soon as the command is done.
-    await database.destroy();
+    // Close the pool or file, and the argon2 threads, so the process exits as soon as the command is done.
+    await Promise.all([database.destroy(), passwords.close()]);
   }
 }
 

@@ -12,7 +12,7 @@ export interface Metrics {
   readonly signIns: Counter<'outcome'>;
   /** Answers 429 rateLimitExeeded, by route. */
   readonly rateLimitRefusals: Counter<'route'>;
-  /** Each argon2 call, waiting for a free hashing slot included (decision 0011). */
+  /** Each argon2 call, waiting for an argon2 thread included (decision 0011). */
   readonly argon2Seconds: Histogram<'operation'>;
   readonly requestSeconds: Histogram<'method' | 'route' | 'status_code'>;
   readonly mailDue: Gauge;
@@ -42,7 +42,7 @@ export function createMetrics(): Metrics {
     }),
     argon2Seconds: new Histogram({
       name: 'foyer_argon2_duration_seconds',
-      help: 'Duration of argon2id hashes and verifications, waiting for a hashing slot included.',
+      help: 'Duration of argon2id hashes and verifications, waiting for an argon2 thread included.',
       labelNames: ['operation'],
       buckets: [0.01, 0.025, 0.05, 0.1, 0.2, 0.35, 0.5, 1, 2, 5],
       registers,

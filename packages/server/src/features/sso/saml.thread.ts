@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { SsoLandingCode } from '@foyer/contract';
 import type { SamlAssertion, SamlConnectionSettings } from './saml.response.js';
+import { ThreadPool, type Unanswered } from '../../lib/threads.js';
 import { SsoFailure } from './sso.failure.js';
 
 /** What the main thread asks of a SAML thread (saml.worker.ts). */
@@ -38,18 +39,6 @@ export const SAML_MAX_WAITING = 256;
  */
 const RESOURCE_LIMITS = { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 16 };
 
-interface Waiting {
-  job: SamlJob;
-  resolve: (result: SamlJobResult) => void;
-}
-
-interface Thread {
-  worker: Worker;
-  running: Waiting | undefined;
-  deadline: NodeJS.Timeout | undefined;
-  idle: NodeJS.Timeout | undefined;
-}
-
 function startWorker(): Worker {
   const options = { execArgv: [], resourceLimits: RESOURCE_LIMITS };
   const here = import.meta.url;
@@ -62,8 +51,9 @@ function startWorker(): Worker {
   return new Worker(load, { ...options, eval: true });
 }
 
-/** What a job that got no answer ends in: a refused response (1002, `reason` in the audit log), or an error. */
-function unanswered(job: SamlJob, reason: string): SamlJobResult {
+/** What a job that got no answer ends in: a refused response (1002, the reason in the audit log), or an error. */
+function unanswered(job: SamlJob, why: Unanswered): SamlJobResult {
+  const reason = why.kind === 'busy' ? why.message : `unreadable: ${why.message}`;
   return job.kind === 'response' ? { ok: false, failure: { code: '1002', reason } } : { ok: false, error: reason };
 }
 
@@ -81,19 +71,20 @@ function unanswered(job: SamlJob, reason: string): SamlJobResult {
  * others waiting is refused at once.
  */
 export class SamlThreads {
-  private readonly threads = new Set<Thread>();
-  private readonly waiting: Waiting[] = [];
-  private readonly size: number;
-  private readonly idleMs: number;
-  private readonly deadlineMs: number;
-  private readonly maxWaiting: number;
-  private closed = false;
+  private readonly pool: ThreadPool<SamlJob, SamlJobResult>;
 
   constructor(options: SamlThreadOptions = {}) {
-    this.size = Math.max(1, options.threads ?? Math.min(4, availableParallelism()));
-    this.idleMs = options.idleMs ?? SAML_THREAD_IDLE_MS;
-    this.deadlineMs = options.deadlineMs ?? SAML_JOB_DEADLINE_MS;
-    this.maxWaiting = options.maxWaiting ?? SAML_MAX_WAITING;
+    this.pool = new ThreadPool({
+      name: 'SAML',
+      job: 'check',
+      threads: Math.max(1, options.threads ?? Math.min(4, availableParallelism())),
+      perThread: 1,
+      idleMs: options.idleMs ?? SAML_THREAD_IDLE_MS,
+      deadlineMs: options.deadlineMs ?? SAML_JOB_DEADLINE_MS,
+      maxWaiting: options.maxWaiting ?? SAML_MAX_WAITING,
+      start: startWorker,
+      unanswered,
+    });
   }
 
   /** saml.response.ts `validateSamlResponse` on a SAML thread: the assertion, or SsoFailure 1002. */
@@ -113,73 +104,17 @@ export class SamlThreads {
 
   /** Threads running now. */
   get running(): number {
-    return this.threads.size;
+    return this.pool.running;
   }
 
-  async close(): Promise<void> {
-    this.closed = true;
-    for (const waiting of this.waiting.splice(0)) waiting.resolve(unanswered(waiting.job, 'unreadable: the service is stopping'));
-    await Promise.all([...this.threads].map((thread) => this.end(thread, 'the service is stopping')));
+  close(): Promise<void> {
+    return this.pool.close();
   }
 
   private async run(job: SamlJob): Promise<unknown> {
-    if (this.closed) throw new Error('the SAML threads are closed');
-    const result = await new Promise<SamlJobResult>((resolve) => {
-      this.waiting.push({ job, resolve });
-      this.dispatch();
-      if (this.waiting.length > this.maxWaiting) {
-        (this.waiting.pop() as Waiting).resolve(unanswered(job, `busy: ${this.maxWaiting} jobs already waiting for a SAML thread`));
-      }
-    });
+    const result = await this.pool.run(job);
     if (result.ok) return result.value;
     if ('failure' in result) throw new SsoFailure(result.failure.code, result.failure.reason);
     throw new Error(result.error);
-  }
-
-  private dispatch(): void {
-    while (this.waiting.length > 0 && !this.closed) {
-      let thread = [...this.threads].find((candidate) => candidate.running === undefined);
-      if (thread === undefined) {
-        if (this.threads.size >= this.size) return;
-        thread = this.start();
-      }
-      const next = this.waiting.shift() as Waiting;
-      const chosen = thread;
-      clearTimeout(chosen.idle);
-      chosen.running = next;
-      chosen.deadline = setTimeout(() => void this.end(chosen, `the check took longer than ${this.deadlineMs} ms`), this.deadlineMs).unref();
-      chosen.worker.postMessage(next.job);
-    }
-  }
-
-  private start(): Thread {
-    const worker = startWorker();
-    // A thread never keeps the process alive; a request waiting on it does.
-    worker.unref();
-    const thread: Thread = { worker, running: undefined, deadline: undefined, idle: undefined };
-    worker.on('message', (result: SamlJobResult) => {
-      const done = thread.running;
-      clearTimeout(thread.deadline);
-      thread.running = undefined;
-      done?.resolve(result);
-      thread.idle = setTimeout(() => void this.end(thread, 'idle'), this.idleMs).unref();
-      this.dispatch();
-    });
-    worker.on('error', (error) => void this.end(thread, `the SAML thread failed: ${error.message}`));
-    worker.on('exit', () => void this.end(thread, 'the SAML thread stopped'));
-    this.threads.add(thread);
-    return thread;
-  }
-
-  /** Ends a thread; the job it was running, if any, ends with `why`, and the queue moves on. */
-  private async end(thread: Thread, why: string): Promise<void> {
-    if (!this.threads.delete(thread)) return;
-    clearTimeout(thread.deadline);
-    clearTimeout(thread.idle);
-    const lost = thread.running;
-    thread.running = undefined;
-    lost?.resolve(unanswered(lost.job, `unreadable: ${why}`));
-    this.dispatch();
-    await thread.worker.terminate();
   }
 }

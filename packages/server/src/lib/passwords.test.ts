@@ -1,0 +1,67 @@
+import { verify } from '@node-rs/argon2';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createPasswordHasher, type ClosablePasswordHasher } from './passwords.js';
+
+const PARAMS = { memoryCost: 4096, timeCost: 3, parallelism: 1 };
+const SECRET = 'a'.repeat(64);
+
+describe('the password hasher (decision 0011)', () => {
+  const hashers: ClosablePasswordHasher[] = [];
+  const hasher = async (threads?: number) => {
+    const made = await createPasswordHasher(PARAMS, threads);
+    hashers.push(made);
+    return made;
+  };
+
+  afterEach(async () => {
+    await Promise.all(hashers.splice(0).map((made) => made.close()));
+  });
+
+  it('makes argon2id hashes with its parameters that verify the right password only', async () => {
+    const passwords = await hasher();
+    const stored = await passwords.hash(SECRET);
+    expect(stored).toMatch(/^\$argon2id\$v=19\$m=4096,t=3,p=1\$/);
+    // The same hash the library itself accepts: nothing about it is the thread's own.
+    expect(await verify(stored, SECRET)).toBe(true);
+    expect(await passwords.verify(stored, SECRET)).toBe(true);
+    expect(await passwords.verify(stored, 'b'.repeat(64))).toBe(false);
+    expect(await passwords.verifyDummy(SECRET)).toBe(false);
+    expect(passwords.needsRehash(stored)).toBe(false);
+  });
+
+  it('answers false for a stored value that is not a PHC string', async () => {
+    const passwords = await hasher();
+    expect(await passwords.verify('not a hash', SECRET)).toBe(false);
+    expect(await passwords.verify('', SECRET)).toBe(false);
+  });
+
+  it('keeps argon2 to its threads: on one thread, parallel verifications take turns', async () => {
+    const one = await hasher(1);
+    const stored = await one.hash(SECRET);
+    const singles: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const started = performance.now();
+      await one.verify(stored, SECRET);
+      singles.push(performance.now() - started);
+    }
+    const single = singles.sort((a, b) => a - b)[1] ?? 0;
+
+    const four = performance.now();
+    const results = await Promise.all(Array.from({ length: 4 }, () => one.verify(stored, SECRET)));
+    const parallel = performance.now() - four;
+    expect(results).toEqual([true, true, true, true]);
+    // One at a time: four take about four times one, never about one.
+    expect(parallel).toBeGreaterThan(2 * single);
+  });
+
+  it('fails a verification that got no answer instead of calling the password wrong', async () => {
+    const passwords = await hasher(1);
+    const stored = await passwords.hash(SECRET);
+    const pending = Promise.allSettled(Array.from({ length: 3 }, () => passwords.verify(stored, 'b'.repeat(64))));
+    await passwords.close();
+    for (const outcome of await pending) {
+      expect(outcome.status).toBe('rejected');
+      expect(String((outcome as PromiseRejectedResult).reason)).toMatch(/argon2 verify got no answer: the service is stopping/);
+    }
+  });
+});
