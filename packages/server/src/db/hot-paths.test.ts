@@ -48,6 +48,7 @@ const isBegin = (s: Sent) => /^\s*begin\b/i.test(s.text);
 const isCommit = (s: Sent) => /^\s*commit\b/i.test(s.text);
 const isWrite = (s: Sent) => /^\s*(insert|update|delete)\b/i.test(s.text);
 const readsUsersAlone = (s: Sent) => /^\s*select\b/i.test(s.text) && /\busers\b/i.test(s.text);
+const readsDomainsAlone = (s: Sent) => /^\s*select\b/i.test(s.text) && /\borganization_domains\b/i.test(s.text);
 /** The session check's read: by primary key, many ids in one parameter (sessions.repo.ts). */
 const readsSessionsById = (s: Sent) =>
   /^\s*select\b/i.test(s.text) && /"sessions"\."id" (= any\(\$1\)|in \(select value from json_each\(\?\)\))/.test(s.text);
@@ -66,10 +67,14 @@ describe.skipIf(dbUnavailable)('statements per call on the hot paths (decision 0
     vi.restoreAllMocks();
     expect(response.statusCode).toBe(200);
 
-    // One statement counts the attempt and returns the account: no read of its own.
+    // One statement asks the domain's SSO rule, counts the attempt and returns the account: no
+    // read of its own for either.
     expect(sent.filter(isReservation)).toHaveLength(1);
     expect(sent.find(isReservation)?.text).toMatch(/from "users"/);
+    expect(sent.find(isReservation)?.text).toMatch(/from "organization_domains"/);
     expect(sent.filter(readsUsersAlone)).toEqual([]);
+    expect(sent.filter(readsDomainsAlone)).toEqual([]);
+    expect(sent).toHaveLength(6);
     // The writes after the password check (count cleared, audit row, session) in one transaction.
     const begin = sent.findIndex(isBegin);
     const commit = sent.findIndex(isCommit);
@@ -83,12 +88,11 @@ describe.skipIf(dbUnavailable)('statements per call on the hot paths (decision 0
     ]);
     expect(sent.filter((s) => isWrite(s) && !isReservation(s) && !inside.includes(s))).toEqual([]);
     if (TEST_DB === 'postgres') {
-      expect(sent.find(isReservation)?.name).toBe('foyer_signin_reserve');
-      // Every statement is a named, prepared one: the domain's SSO rule, the reservation, the writes.
+      expect(sent.find(isReservation)?.name).toBe('foyer_password_signin_reserve');
+      // Every statement is a named, prepared one: the reservation with the SSO rule, the writes.
       expect(sent.filter((s) => !isBegin(s) && !isCommit(s) && s.name === undefined).map((s) => s.text)).toEqual([]);
       expect(sent.map((s) => s.name).filter(Boolean)).toEqual([
-        'foyer_domain_find',
-        'foyer_signin_reserve',
+        'foyer_password_signin_reserve',
         'foyer_lockout_clear',
         'foyer_audit_insert',
         'foyer_session_insert',
@@ -103,18 +107,15 @@ describe.skipIf(dbUnavailable)('statements per call on the hot paths (decision 0
     expect(response.json()).toEqual({ errorMessage: 'invalidCredentials' });
     expect(sent.filter(isReservation)).toHaveLength(1);
     expect(sent.filter(readsUsersAlone)).toEqual([]);
+    expect(sent.filter(readsDomainsAlone)).toEqual([]);
     expect(sent.filter(isBegin)).toEqual([]);
+    expect(sent).toHaveLength(3);
     expect(sent.filter((s) => isWrite(s) && !isReservation(s)).map((s) => /^\s*(\w+ \w+ "\w+")/.exec(s.text)?.[1])).toEqual([
       'insert into "audit_events"',
     ]);
     // On PostgreSQL all of it by named, prepared statements, the pending sign-ups' read included.
     if (TEST_DB === 'postgres') {
-      expect(sent.map((s) => s.name ?? s.text)).toEqual([
-        'foyer_domain_find',
-        'foyer_signin_reserve',
-        'foyer_signup_pending_credentials',
-        'foyer_audit_insert',
-      ]);
+      expect(sent.map((s) => s.name ?? s.text)).toEqual(['foyer_password_signin_reserve', 'foyer_signup_pending_credentials', 'foyer_audit_insert']);
     }
   });
 

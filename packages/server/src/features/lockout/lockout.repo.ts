@@ -30,39 +30,68 @@ const account = (db: Db, emailKey: string) => db.selectFrom('users').where('user
  * count, the account's columns through subqueries on the unique email key, so a sign-in reaches
  * the password check after one round trip to the database. Compiled once, and prepared once per
  * PostgreSQL connection, since it runs on every sign-in.
+ *
+ * With `ssoDomain`, the attempt is counted only when that domain does not require SSO (decision
+ * 0022): the row to insert comes from a SELECT that finds none when it does, so the statement
+ * writes nothing and returns no row. A password sign-in asks the domain's rule and counts its
+ * attempt in one round trip.
  */
-const reserveWithAccount = preparedStatement(
-  'foyer_signin_reserve',
-  ['emailKey', 'now'],
-  (db: Db, { emailKey, now }: { emailKey: string; now: number }) => {
-    const lockExpired = sql<boolean>`login_failures.locked_until is not null and login_failures.locked_until <= ${now}`;
-    return db
-      .insertInto('login_failures')
-      .values({ email_key: emailKey, failures: 1, last_failure_at: now, locked_until: null })
-      .onConflict((oc) =>
-        oc.column('email_key').doUpdateSet({
-          failures: sql<number>`case when ${lockExpired} then 1 else login_failures.failures + 1 end`,
-          last_failure_at: now,
-          locked_until: sql<number | null>`case when ${lockExpired} then null else login_failures.locked_until end`,
-        }),
-      )
-      .returning([
-        'failures',
-        'locked_until',
-        account(db, emailKey).select('users.id').as('user_id'),
-        account(db, emailKey).select('users.password_hash').as('user_password_hash'),
-        account(db, emailKey).select('users.email_verified_at').as('user_email_verified_at'),
-        account(db, emailKey).select('users.deactivated_at').as('user_deactivated_at'),
-      ]);
-  },
+function reservation(db: Db, { emailKey, now }: { emailKey: string; now: number }, ssoDomain?: string) {
+  const lockExpired = sql<boolean>`login_failures.locked_until is not null and login_failures.locked_until <= ${now}`;
+  const insert = db.insertInto('login_failures');
+  const counted =
+    ssoDomain === undefined
+      ? insert.values({ email_key: emailKey, failures: 1, last_failure_at: now, locked_until: null })
+      : insert.columns(['email_key', 'failures', 'last_failure_at', 'locked_until']).expression(
+          db
+            .selectNoFrom([
+              sql<string>`cast(${emailKey} as text)`.as('email_key'),
+              sql<number>`1`.as('failures'),
+              sql<number>`cast(${now} as bigint)`.as('last_failure_at'),
+              sql<number | null>`cast(null as bigint)`.as('locked_until'),
+            ])
+            .where(({ not, exists, selectFrom }) =>
+              not(
+                exists(
+                  selectFrom('organization_domains')
+                    .select(sql`1`.as('one'))
+                    .where('organization_domains.domain', '=', ssoDomain)
+                    .where('organization_domains.sso_required', '=', 1),
+                ),
+              ),
+            ),
+        );
+  return counted
+    .onConflict((oc) =>
+      oc.column('email_key').doUpdateSet({
+        failures: sql<number>`case when ${lockExpired} then 1 else login_failures.failures + 1 end`,
+        last_failure_at: now,
+        locked_until: sql<number | null>`case when ${lockExpired} then null else login_failures.locked_until end`,
+      }),
+    )
+    .returning([
+      'failures',
+      'locked_until',
+      account(db, emailKey).select('users.id').as('user_id'),
+      account(db, emailKey).select('users.password_hash').as('user_password_hash'),
+      account(db, emailKey).select('users.email_verified_at').as('user_email_verified_at'),
+      account(db, emailKey).select('users.deactivated_at').as('user_deactivated_at'),
+    ]);
+}
+
+const reserveWithAccount = preparedStatement('foyer_signin_reserve', ['emailKey', 'now'], (db: Db, input: { emailKey: string; now: number }) =>
+  reservation(db, input),
 );
 
-export async function reserveAttemptWithAccount(
-  db: Db,
-  input: { emailKey: string; now: number },
-): Promise<FailureCount & { account: SigninAccount | undefined }> {
-  const [row] = (await reserveWithAccount(db, input)).rows;
-  if (row === undefined) throw new Error('the sign-in reservation returned no row');
+const reserveUnlessSso = preparedStatement(
+  'foyer_password_signin_reserve',
+  ['emailKey', 'now', 'domain'],
+  (db: Db, input: { emailKey: string; now: number; domain: string }) => reservation(db, input, input.domain),
+);
+
+type ReservedRow = Awaited<ReturnType<typeof reserveWithAccount>>['rows'][number];
+
+function reserved(row: ReservedRow): FailureCount & { account: SigninAccount | undefined } {
   return {
     failures: row.failures,
     lockedUntil: row.locked_until,
@@ -76,6 +105,24 @@ export async function reserveAttemptWithAccount(
             deactivatedAt: row.user_deactivated_at,
           },
   };
+}
+
+export async function reserveAttemptWithAccount(
+  db: Db,
+  input: { emailKey: string; now: number },
+): Promise<FailureCount & { account: SigninAccount | undefined }> {
+  const [row] = (await reserveWithAccount(db, input)).rows;
+  if (row === undefined) throw new Error('the sign-in reservation returned no row');
+  return reserved(row);
+}
+
+/** The same for a password sign-in; undefined, with nothing counted, when `domain` requires SSO. */
+export async function reserveAttemptUnlessSso(
+  db: Db,
+  input: { emailKey: string; now: number; domain: string },
+): Promise<(FailureCount & { account: SigninAccount | undefined }) | undefined> {
+  const [row] = (await reserveUnlessSso(db, input)).rows;
+  return row === undefined ? undefined : reserved(row);
 }
 
 /**

@@ -1,6 +1,14 @@
 import { LIMITS } from '@foyer/contract';
 import type { UnitOfWork } from '../../lib/unit-of-work.js';
-import { clearFailures, lockAfterFailure, releaseAttempt, reserveAttemptWithAccount, type SigninAccount } from './lockout.repo.js';
+import {
+  clearFailures,
+  lockAfterFailure,
+  releaseAttempt,
+  reserveAttemptUnlessSso,
+  reserveAttemptWithAccount,
+  type FailureCount,
+  type SigninAccount,
+} from './lockout.repo.js';
 
 /** Spec §9: the lock lasts 30 minutes. */
 export const LOCK_MS = LIMITS.accountLockMinutes * 60 * 1000;
@@ -19,11 +27,23 @@ export interface Reservation {
   account: SigninAccount | undefined;
 }
 
-/** Counts the attempt before any password is checked. */
-export async function reserve(uow: UnitOfWork, emailKey: string, threshold: number): Promise<Reservation> {
-  const count = await reserveAttemptWithAccount(uow.db, { emailKey, now: uow.now });
+function reservationOf(uow: UnitOfWork, emailKey: string, threshold: number, count: FailureCount & { account: SigninAccount | undefined }): Reservation {
   const locked = count.lockedUntil !== null && count.lockedUntil > uow.now;
   return { emailKey, number: count.failures, locked, refused: locked || count.failures > threshold, account: count.account };
+}
+
+/** Counts the attempt before any password is checked. */
+export async function reserve(uow: UnitOfWork, emailKey: string, threshold: number): Promise<Reservation> {
+  return reservationOf(uow, emailKey, threshold, await reserveAttemptWithAccount(uow.db, { emailKey, now: uow.now }));
+}
+
+/**
+ * A password sign-in's reservation: the same, unless the email's domain requires SSO (decision
+ * 0022), in which case nothing is counted and the answer is `ssoRequired`. One statement.
+ */
+export async function reserveUnlessSso(uow: UnitOfWork, emailKey: string, domain: string, threshold: number): Promise<Reservation | 'ssoRequired'> {
+  const count = await reserveAttemptUnlessSso(uow.db, { emailKey, now: uow.now, domain });
+  return count === undefined ? 'ssoRequired' : reservationOf(uow, emailKey, threshold, count);
 }
 
 /** A wrong password: the attempt stays counted; true when it was the one that reached the threshold (now locked). */

@@ -3,8 +3,8 @@ import type { Deps } from '../../deps.js';
 import { AppError } from '../../lib/errors.js';
 import { unitOfWork, type UnitOfWork } from '../../lib/unit-of-work.js';
 import { recordAudit, type RequestMeta } from '../audit/audit.service.js';
-import { clearLockout, giveBack, reserve, settleFailure } from '../lockout/lockout.service.js';
-import { ssoRequiredFor } from '../organizations/organizations.service.js';
+import { clearLockout, giveBack, reserveUnlessSso, settleFailure } from '../lockout/lockout.service.js';
+import { emailDomain } from '../organizations/organizations.service.js';
 import { findPendingCredentials } from '../signup/signup.repo.js';
 import { lifetimeOf } from '../tokens/purposes.js';
 import { setPasswordHash } from '../users/users.repo.js';
@@ -66,14 +66,14 @@ export async function verifyCredentials(
   const uow = unitOfWork(deps);
 
   // Decision 0022: a domain whose organisation requires SSO has no password sign-in. Answered
-  // from the domain alone, before any account is looked up or any password checked, so known and
-  // unknown addresses there answer alike and no guess is ever verified (nothing to count).
-  if (await ssoRequiredFor(deps, emailKey)) {
+  // from the domain alone, in the statement that would otherwise count the attempt, before any
+  // password is checked, so known and unknown addresses there answer alike and no guess is ever
+  // verified (nothing is counted).
+  const attempt = await reserveUnlessSso(uow, emailKey, emailDomain(emailKey), threshold);
+  if (attempt === 'ssoRequired') {
     await recordAudit(uow, { type: 'signin.failure', meta, userId: null, emailKey, detail: { reason: 'ssoRequired' } });
     throw new AppError('ssoRequired');
   }
-
-  const attempt = await reserve(uow, emailKey, threshold);
   if (attempt.refused) {
     // Same work as a real attempt, so a lock cannot be told apart by timing either.
     await passwords.verifyDummy(input.hashPassword);

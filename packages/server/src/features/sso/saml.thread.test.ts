@@ -97,12 +97,13 @@ describe('SAML threads', () => {
   });
 
   it('refuses a response at once when its queue is full, and still answers the ones it took', async () => {
+    // The thread holds two (the one it checks and the next), two more wait: the fifth is refused.
     const threads = pool({ threads: 1, maxWaiting: 2 });
-    const taken = ['a1', 'a2', 'a3'].map((name) => threads.validateResponse(SETTINGS, honestResponse(name), Date.now()));
-    const refused = await refusal(threads.validateResponse(SETTINGS, honestResponse('a4'), Date.now()));
+    const taken = ['a1', 'a2', 'a3', 'a4'].map((name) => threads.validateResponse(SETTINGS, honestResponse(name), Date.now()));
+    const refused = await refusal(threads.validateResponse(SETTINGS, honestResponse('a5'), Date.now()));
     expect(refused.code).toBe('1002');
     expect(refused.reason).toBe('busy: 2 jobs already waiting for a SAML thread');
-    expect((await Promise.all(taken)).map((assertion) => assertion.nameId)).toEqual(['a1', 'a2', 'a3']);
+    expect((await Promise.all(taken)).map((assertion) => assertion.nameId)).toEqual(['a1', 'a2', 'a3', 'a4']);
   });
 
   it('answers the waiting jobs when the service stops, and takes no more', async () => {

@@ -20,7 +20,7 @@ export interface SamlThreadOptions {
   idleMs?: number;
   /** A job still running after this long is refused and its thread ended. */
   deadlineMs?: number;
-  /** At most this many jobs wait for a thread; one more is refused at once (a response with 1002). */
+  /** At most this many jobs wait for a thread (beyond the two each thread holds); one more is refused at once (a response with 1002). */
   maxWaiting?: number;
 }
 
@@ -64,7 +64,8 @@ function unanswered(job: SamlJob, why: Unanswered): SamlJobResult {
  * the event loop keeps serving every other sign-in and session check meanwhile, and a SAML burst
  * uses every core, as argon2id does (decision 0011). The main thread keeps the database work.
  *
- * Each thread takes one job at a time from a queue on the main thread. Threads start with the
+ * Each thread checks one job at a time and holds the next, which it starts as soon as it is done
+ * (lib/threads.ts), and the rest wait in a queue on the main thread. Threads start with the
  * first job (the SAML libraries are loaded there, never in the main thread) and end after
  * `idleMs` without one. A job that outlives its deadline, or whose thread dies (its heap limit
  * reached, a crash), is refused and only that thread is replaced; a job that finds `maxWaiting`
@@ -78,7 +79,7 @@ export class SamlThreads {
       name: 'SAML',
       job: 'check',
       threads: Math.max(1, options.threads ?? Math.min(4, availableParallelism())),
-      perThread: 1,
+      perThread: 2,
       idleMs: options.idleMs ?? SAML_THREAD_IDLE_MS,
       deadlineMs: options.deadlineMs ?? SAML_JOB_DEADLINE_MS,
       maxWaiting: options.maxWaiting ?? SAML_MAX_WAITING,
