@@ -20,7 +20,7 @@ function statTimes(path) {
 /**
  * CPU time a process has used so far, in ms: all its threads, and its main thread alone (the
  * event loop: JavaScript and synchronous native calls such as better-sqlite3's). The difference is
- * the libuv thread pool (argon2id), GC helpers and the like. Null once the process is gone.
+ * other threads (argon2id's, SAML's, libuv's pool), GC helpers and the like. Null once the process is gone.
  */
 export function cpuMs(pid) {
   try {

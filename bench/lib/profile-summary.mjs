@@ -1,5 +1,5 @@
 // Summarises a V8 .cpuprofile (from `npm run bench -- --profile`): where the main thread's time
-// went, by function and by package. Work on the libuv thread pool (argon2id) is not in it.
+// went, by function and by package. Work on other threads (argon2id, SAML, libuv's pool) is not in it.
 //   node bench/lib/profile-summary.mjs <file.cpuprofile> [top=25]
 import { readFileSync } from 'node:fs';
 
