@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -56,6 +57,53 @@ describe.skipIf(TEST_DB !== 'sqlite')('shutdown with a frozen SMTP server', () =
       const started = Date.now();
       await server.stop();
       expect(Date.now() - started).toBeLessThan(GRACE_MS + 2000);
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
+/**
+ * Decision 0011: the argon2 threads end with the app, after the requests in flight have their
+ * answers. Sign-ins still hashing when SIGTERM arrives are answered as usual (unknown emails: 401),
+ * or refused as the service closes (503, to retry elsewhere), never failed with a 500 because their
+ * hash lost its thread.
+ */
+describe.skipIf(TEST_DB !== 'sqlite')('shutdown with sign-ins hashing', () => {
+  let dir = '';
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'foyer-shutdown-'));
+  });
+
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('answers the sign-ins in flight before the argon2 threads end', async () => {
+    // The deployed cost, so that sixteen hashes on the test machine's cores take a while. The
+    // clients' keep-alive connections hold the shutdown to its grace period, kept short here.
+    const server = await ServerProcess.start({ DATABASE_URL: join(dir, 'hashing.sqlite'), RATE_LIMITS: 'off', SHUTDOWN_GRACE_MS: '2000' });
+    try {
+      await server.ready();
+      const signIn = (n: number) =>
+        server.post(
+          CALLS.signin.path,
+          { email: `nobody-${n}@example.com`, hashPassword: 'a'.repeat(64), deviceId: randomBytes(9).toString('base64url') },
+          '192.0.2.30',
+        );
+      expect((await signIn(0)).status).toBe(401);
+      const answers = Promise.all(Array.from({ length: 16 }, (_, n) => signIn(n + 1)));
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      const stopped = server.stop();
+      const statuses = (await answers).map((answer) => answer.status);
+      await stopped;
+      expect(
+        statuses.filter((status) => status !== 401 && status !== 503),
+        server.log,
+      ).toEqual([]);
+      expect(statuses).toContain(401);
+      expect(server.log).not.toMatch(/got no answer/);
     } finally {
       await server.stop();
     }
