@@ -37,3 +37,23 @@ export function httpServerOptions(config: Config) {
 export function capConnections(app: FastifyInstance, config: Config): void {
   app.server.maxConnections = config.http.maxConnections;
 }
+
+/** How often a stopping service looks for connections that have become idle. */
+const STOPPING_SWEEP_MS = 100;
+
+/**
+ * Decision 0011: a stopping service closes each keep-alive connection as soon as it is idle. Node's
+ * `close()` ends only the connections idle at that moment; one that carried a request in flight
+ * would stay open after its answer until the client closed it, holding the stop to its grace
+ * period although nothing was left to do. Nothing runs per request: the sweep exists only while
+ * the service stops.
+ */
+export function closeIdleConnectionsWhileStopping(app: FastifyInstance): void {
+  let sweep: NodeJS.Timeout | undefined;
+  app.addHook('preClose', async () => {
+    sweep = setInterval(() => app.server.closeIdleConnections(), STOPPING_SWEEP_MS).unref();
+  });
+  app.addHook('onClose', async () => {
+    clearInterval(sweep);
+  });
+}
