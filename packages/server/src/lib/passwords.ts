@@ -61,7 +61,7 @@ parentPort.on('message', (job) => {
 `;
 
 /** Ends an idle argon2 thread, as the SAML threads do: a thread holds about 10 MB. */
-export const ARGON2_THREAD_IDLE_MS = 5_000;
+const ARGON2_THREAD_IDLE_MS = 5_000;
 /** A hash takes milliseconds; one still running after this long has a thread in trouble. */
 const ARGON2_JOB_DEADLINE_MS = 30_000;
 
@@ -101,11 +101,11 @@ export async function createPasswordHasher(params: Argon2Params, threads: number
     if (!result.ok) throw new Error(`argon2 hash failed: ${result.error}`);
     return result.value as string;
   }
-  // A stored value that is not a PHC string never matches.
-  const verifies = async (hash: string, password: string) => {
+  /** False for a mismatch; a stored value that is not a PHC string never matches. */
+  async function verifies(hash: string, password: string): Promise<boolean> {
     const result = await run({ op: 'verify', hash, password });
     return result.ok && result.value === true;
-  };
+  }
 
   const dummyHash = await hashOf(randomToken());
   return {

@@ -48,27 +48,25 @@ describe('ThreadPool', () => {
     await Promise.all(pools.splice(0).map((made) => made.close()));
   });
 
-  it('with two jobs to a thread, the thread starts the second while the main thread is busy', async () => {
-    const threads = pool({ perThread: 2 });
+  /** Two 30 ms jobs handed out, then the main thread busy for 400 ms: when each started, and when it was free again. */
+  async function twoJobsWhileBlocked(perThread: number) {
+    const threads = pool({ perThread });
     await threads.run({ id: 'warm', ms: 0 });
-    const first = threads.run({ id: 'a', ms: 30 });
-    const second = threads.run({ id: 'b', ms: 30 });
+    const jobs = Promise.all([threads.run({ id: 'a', ms: 30 }), threads.run({ id: 'b', ms: 30 })]);
     const freed = blockMainThread(400);
-    const [a, b] = await Promise.all([first, second]);
+    const [a, b] = await jobs;
     if (!('startedAt' in a) || !('startedAt' in b)) throw new Error('a job got no answer');
+    return { a, b, freed };
+  }
+
+  it('with two jobs to a thread, the thread starts the second while the main thread is busy', async () => {
+    const { a, b, freed } = await twoJobsWhileBlocked(2);
     expect(b.startedAt).toBeGreaterThanOrEqual(a.startedAt + 30);
     expect(b.startedAt).toBeLessThan(freed);
   });
 
   it('with one job to a thread, the next waits for the main thread to hand it over', async () => {
-    const threads = pool({ perThread: 1 });
-    await threads.run({ id: 'warm', ms: 0 });
-    const first = threads.run({ id: 'a', ms: 30 });
-    const second = threads.run({ id: 'b', ms: 30 });
-    const freed = blockMainThread(400);
-    const b = await second;
-    await first;
-    if (!('startedAt' in b)) throw new Error('a job got no answer');
+    const { b, freed } = await twoJobsWhileBlocked(1);
     expect(b.startedAt).toBeGreaterThanOrEqual(freed);
   });
 
