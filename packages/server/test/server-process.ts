@@ -81,7 +81,11 @@ export class ServerProcess {
   }
 
   /** A POST as the web app sends it (JSON, XSRF pair), from `clientAddress` (TRUST_PROXY=1). */
-  async post(path: string, body: object, clientAddress: string): Promise<{ status: number; body: unknown; retryAfter: string | null }> {
+  async post(
+    path: string,
+    body: object,
+    clientAddress: string,
+  ): Promise<{ status: number; body: unknown; retryAfter: string | null; connection: string | null }> {
     const xsrf = randomToken();
     const response = await fetch(`${this.url}${API_BASE}${path}`, {
       method: 'POST',
@@ -93,7 +97,12 @@ export class ServerProcess {
       },
       body: JSON.stringify(body),
     });
-    return { status: response.status, body: await response.json(), retryAfter: response.headers.get('retry-after') };
+    return {
+      status: response.status,
+      body: await response.json(),
+      retryAfter: response.headers.get('retry-after'),
+      connection: response.headers.get('connection'),
+    };
   }
 
   /** SIGTERM, as an orchestrator stops it; resolves once it exited. */

@@ -42,15 +42,23 @@ export function capConnections(app: FastifyInstance, config: Config): void {
 const STOPPING_SWEEP_MS = 100;
 
 /**
- * Decision 0011: a stopping service closes each keep-alive connection as soon as it is idle. Node's
+ * Decision 0011: a stopping service lets no keep-alive connection outlive its last answer. Node's
  * `close()` ends only the connections idle at that moment; one that carried a request in flight
- * would stay open after its answer until the client closed it, holding the stop to its grace
- * period although nothing was left to do. Nothing runs per request: the sweep exists only while
- * the service stops.
+ * would stay open after its answer until the client let go, holding the stop to its grace period
+ * although nothing was left to do. So every answer sent while stopping says `Connection: close`
+ * (RFC 9112 §9.6: the client sends nothing more on it, and the connection ends with the answer),
+ * and a sweep closes the few that become idle otherwise (an answer whose headers left before the
+ * stop). The sweep exists only while the service stops.
  */
-export function closeIdleConnectionsWhileStopping(app: FastifyInstance): void {
+export function closeConnectionsWhileStopping(app: FastifyInstance): void {
+  let stopping = false;
   let sweep: NodeJS.Timeout | undefined;
+  app.addHook('onSend', (_request, reply, payload, done) => {
+    if (stopping) void reply.header('connection', 'close');
+    done(null, payload);
+  });
   app.addHook('preClose', async () => {
+    stopping = true;
     sweep = setInterval(() => app.server.closeIdleConnections(), STOPPING_SWEEP_MS).unref();
   });
   app.addHook('onClose', async () => {
