@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { preparedStatement } from '../../db/prepared.js';
 import type { Db } from '../../db/schema.js';
+import { ssoRequiredClaim } from '../organizations/organizations.repo.js';
 
 export interface FailureCount {
   failures: number;
@@ -42,25 +43,18 @@ function reservation(db: Db, { emailKey, now }: { emailKey: string; now: number 
   const counted =
     ssoDomain === undefined
       ? insert.values({ email_key: emailKey, failures: 1, last_failure_at: now, locked_until: null })
-      : insert.columns(['email_key', 'failures', 'last_failure_at', 'locked_until']).expression(
-          db
-            .selectNoFrom([
-              sql<string>`cast(${emailKey} as text)`.as('email_key'),
-              sql<number>`1`.as('failures'),
-              sql<number>`cast(${now} as bigint)`.as('last_failure_at'),
-              sql<number | null>`cast(null as bigint)`.as('locked_until'),
-            ])
-            .where(({ not, exists, selectFrom }) =>
-              not(
-                exists(
-                  selectFrom('organization_domains')
-                    .select(sql`1`.as('one'))
-                    .where('organization_domains.domain', '=', ssoDomain)
-                    .where('organization_domains.sso_required', '=', 1),
-                ),
-              ),
-            ),
-        );
+      : insert
+          .columns(['email_key', 'failures', 'last_failure_at', 'locked_until'])
+          .expression(
+            db
+              .selectNoFrom([
+                sql<string>`cast(${emailKey} as text)`.as('email_key'),
+                sql<number>`1`.as('failures'),
+                sql<number>`cast(${now} as bigint)`.as('last_failure_at'),
+                sql<number | null>`cast(null as bigint)`.as('locked_until'),
+              ])
+              .where(({ not, exists }) => not(exists(ssoRequiredClaim(db, ssoDomain)))),
+          );
   return counted
     .onConflict((oc) =>
       oc.column('email_key').doUpdateSet({

@@ -1,4 +1,4 @@
-import type { Insertable, Selectable } from 'kysely';
+import { sql, type Insertable, type Selectable } from 'kysely';
 import { preparedStatement } from '../../db/prepared.js';
 import type { Db, OrganizationDomainsTable, OrganizationsTable } from '../../db/schema.js';
 
@@ -18,9 +18,10 @@ export async function findOrganizationByNameKey(db: Db, nameKey: string): Promis
 }
 
 /**
- * Every sign-in asks first whether its email's domain requires SSO (decision 0022), so this read
- * is compiled once and, on PostgreSQL, prepared once per connection like the sign-in's other
- * statements (decision 0029).
+ * Sign-up, Google sign-in, the password reset and SSO sign-in each ask whether the email's domain
+ * is claimed and requires SSO (decision 0022), so this read is compiled once and, on PostgreSQL,
+ * prepared once per connection (decision 0029). A password sign-in asks inside its reservation
+ * instead (`ssoRequiredClaim`).
  */
 const domainRow = preparedStatement('foyer_domain_find', ['domain'], (db: Db, { domain }: { domain: string }) =>
   db.selectFrom('organization_domains').selectAll().where('domain', '=', domain),
@@ -28,6 +29,18 @@ const domainRow = preparedStatement('foyer_domain_find', ['domain'], (db: Db, { 
 
 export async function findDomain(db: Db, domain: string): Promise<OrganizationDomainRow | undefined> {
   return (await domainRow(db, { domain })).rows[0];
+}
+
+/**
+ * A subquery with a row when `domain` requires SSO (decision 0022), for statements that must act
+ * only where it does not (the password sign-in's reservation, lockout.repo.ts).
+ */
+export function ssoRequiredClaim(db: Db, domain: string) {
+  return db
+    .selectFrom('organization_domains')
+    .select(sql`1`.as('one'))
+    .where('organization_domains.domain', '=', domain)
+    .where('organization_domains.sso_required', '=', 1);
 }
 
 export async function insertDomain(db: Db, row: OrganizationDomainRow): Promise<void> {
