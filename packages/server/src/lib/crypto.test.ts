@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { randomId, randomToken } from './crypto.js';
+import * as oidc from 'openid-client';
+import { pkceChallenge, randomId, randomToken } from './crypto.js';
 
 describe('random tokens and ids', () => {
   it('are URL-safe and of their full length', () => {
@@ -21,6 +22,19 @@ describe('random tokens and ids', () => {
         expect(runs.has(run)).toBe(false);
         runs.add(run);
       }
+    }
+  });
+});
+
+describe('the PKCE challenge (RFC 7636 S256)', () => {
+  it('matches the RFC’s own example (appendix B)', () => {
+    expect(pkceChallenge('dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk')).toBe('E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM');
+  });
+
+  it('matches openid-client’s own computation for fresh verifiers', async () => {
+    for (let n = 0; n < 20; n += 1) {
+      const verifier = randomToken();
+      expect(pkceChallenge(verifier)).toBe(await oidc.calculatePKCECodeChallenge(verifier));
     }
   });
 });

@@ -40,6 +40,15 @@ export function sha256Hex(value: string): string {
   return hash('sha256', value, 'hex');
 }
 
+/**
+ * RFC 7636 §4.2 S256: BASE64URL(SHA-256(code_verifier)). openid-client's helper computes it with
+ * WebCrypto's digest, a thread-pool job whose round trip cost about 0.1 ms of the main thread per
+ * sign-in start under load; this is the same hash, synchronous, in about a microsecond.
+ */
+export function pkceChallenge(codeVerifier: string): string {
+  return hash('sha256', codeVerifier, 'base64url');
+}
+
 /** Constant-time string comparison: closes a timing side channel on secret comparisons. */
 export function safeEqual(a: string, b: string): boolean {
   const left = Buffer.from(a, 'utf8');

@@ -2,6 +2,7 @@ import type { SessionUser } from '@foyer/contract';
 import type { Deps } from '../../deps.js';
 import { sha256Hex } from '../../lib/crypto.js';
 import { AppError } from '../../lib/errors.js';
+import { expirySweep } from '../../lib/expiry-sweep.js';
 import { inTransaction, unitOfWork } from '../../lib/unit-of-work.js';
 import { recordAudit, type RequestMeta } from '../audit/audit.service.js';
 import type { ActiveSession } from '../sessions/sessions.service.js';
@@ -13,22 +14,11 @@ import { answerQuery, answerUrl, readRequest, signAnswer, type Assertion } from 
  * the time Discourse would still accept an answer carrying one.
  */
 const NONCE_MEMORY_MS = 24 * 60 * 60 * 1000;
-/** Expired nonces are cleared at most this often per instance, not on every answer. */
-const NONCE_SWEEP_INTERVAL_MS = 60 * 1000;
-const lastSweepBy = new WeakMap<Deps['db'], number>();
-
 /**
- * Housekeeping of the nonce table, at most once a minute per instance: a row past its expiry only
- * keeps its nonce refused a little longer, which Discourse, whose nonces are random and expire
- * long before, never notices.
+ * A nonce row past its expiry only keeps its nonce refused a little longer, which Discourse, whose
+ * nonces are random and expire long before, never notices.
  */
-async function forgetExpiredNonces(deps: Pick<Deps, 'db' | 'clock'>): Promise<void> {
-  const now = deps.clock.now();
-  const last = lastSweepBy.get(deps.db);
-  if (last !== undefined && now - last < NONCE_SWEEP_INTERVAL_MS) return;
-  lastSweepBy.set(deps.db, now);
-  await deleteExpiredNonces(deps.db, now);
-}
+const forgetExpiredNonces = expirySweep(deleteExpiredNonces);
 
 interface Forum {
   secret: string;

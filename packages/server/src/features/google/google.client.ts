@@ -1,6 +1,7 @@
 import { ROUTES } from '@foyer/contract';
 import type { FastifyBaseLogger } from 'fastify';
 import * as oidc from 'openid-client';
+import { pkceChallenge } from '../../lib/crypto.js';
 import { AppError } from '../../lib/errors.js';
 
 /** What the account rules need from a validated sign-in (decision 0019). */
@@ -55,9 +56,18 @@ function providerDown(error: unknown): boolean {
  * against the issuer's published keys (enableNonRepudiationChecks), `iss`, `aud`, `azp`, `exp`,
  * `iat` and `nonce`.
  */
+/**
+ * What discovery found. `responseIssuer`: the issuer, when it sends RFC 9207's `iss` with each
+ * answer; read once here, as `serverMetadata()` copies the whole document on every call.
+ */
+interface Discovered {
+  configuration: oidc.Configuration;
+  responseIssuer: string | undefined;
+}
+
 export class GoogleClient {
-  private discovered: { configuration: oidc.Configuration; at: number } | undefined;
-  private pending: Promise<oidc.Configuration> | undefined;
+  private discovered: { value: Discovered; at: number } | undefined;
+  private pending: Promise<Discovered> | undefined;
   private failedAt = Number.NEGATIVE_INFINITY;
 
   constructor(
@@ -74,16 +84,16 @@ export class GoogleClient {
    * The discovered configuration, fetched once and shared by concurrent requests. A failure
    * answers `unavailable` (503) and is tried again on a later request; the process keeps running.
    */
-  private async configuration(): Promise<oidc.Configuration> {
+  private async configuration(): Promise<Discovered> {
     const now = this.now();
-    if (this.discovered !== undefined && now - this.discovered.at < DISCOVERY_TTL_MS) return this.discovered.configuration;
+    if (this.discovered !== undefined && now - this.discovered.at < DISCOVERY_TTL_MS) return this.discovered.value;
     if (this.pending !== undefined) return this.pending;
     if (now - this.failedAt < DISCOVERY_RETRY_MS) throw new AppError('unavailable');
     this.pending = this.discover();
     try {
-      const configuration = await this.pending;
-      this.discovered = { configuration, at: now };
-      return configuration;
+      const value = await this.pending;
+      this.discovered = { value, at: now };
+      return value;
     } catch (error) {
       this.failedAt = now;
       this.log.warn({ err: error, issuer: this.settings.issuer }, 'Google sign-in: OpenID discovery failed; will retry');
@@ -93,34 +103,35 @@ export class GoogleClient {
     }
   }
 
-  private async discover(): Promise<oidc.Configuration> {
+  private async discover(): Promise<Discovered> {
     const { issuer, clientId, clientSecret, allowHttp } = this.settings;
     const options: oidc.DiscoveryRequestOptions = { timeout: PROVIDER_TIMEOUT_S, ...(allowHttp ? { execute: [oidc.allowInsecureRequests] } : {}) };
     // Metadata first, to pick how the client authenticates: client_secret_basic is the default
     // of OpenID Connect registration, so it is used unless the issuer offers only the POST form.
     const probe = await oidc.discovery(new URL(issuer), clientId, undefined, oidc.None(), options);
-    const methods = probe.serverMetadata().token_endpoint_auth_methods_supported;
+    const metadata = probe.serverMetadata();
+    const methods = metadata.token_endpoint_auth_methods_supported;
     const usePost = methods !== undefined && !methods.includes('client_secret_basic') && methods.includes('client_secret_post');
     const auth = usePost ? oidc.ClientSecretPost(clientSecret) : oidc.ClientSecretBasic(clientSecret);
-    const configuration = new oidc.Configuration(probe.serverMetadata(), clientId, { client_secret: clientSecret }, auth);
+    const configuration = new oidc.Configuration(metadata, clientId, { client_secret: clientSecret }, auth);
     if (allowHttp) oidc.allowInsecureRequests(configuration);
     configuration.timeout = PROVIDER_TIMEOUT_S;
     // openid-client trusts an ID token read from the token endpoint over TLS without checking its
     // signature (OIDC Core 3.1.3.7 allows it); the signature is checked here all the same.
     oidc.enableNonRepudiationChecks(configuration);
-    return configuration;
+    return { configuration, responseIssuer: metadata.authorization_response_iss_parameter_supported === true ? metadata.issuer : undefined };
   }
 
   /** Spec §7: the consent page, with scopes `openid email profile` and the code response type. */
   async authorizationUrl(input: { state: string; nonce: string; codeVerifier: string }): Promise<string> {
-    const configuration = await this.configuration();
+    const { configuration } = await this.configuration();
     const url = oidc.buildAuthorizationUrl(configuration, {
       redirect_uri: this.settings.redirectUri,
       response_type: 'code',
       scope: GOOGLE_SCOPES,
       state: input.state,
       nonce: input.nonce,
-      code_challenge: await oidc.calculatePKCECodeChallenge(input.codeVerifier),
+      code_challenge: pkceChallenge(input.codeVerifier),
       code_challenge_method: 'S256',
     });
     return url.href;
@@ -133,16 +144,14 @@ export class GoogleClient {
    * provider `unavailable`.
    */
   async exchange(input: { code: string; state: string; codeVerifier: string; nonce: string }): Promise<GoogleIdentity> {
-    const configuration = await this.configuration();
+    const { configuration, responseIssuer } = await this.configuration();
     // The browser sends the code and state it was given (spec §7). RFC 9207's `iss` parameter
     // defends a client of several issuers against mix-up; this client has exactly one, so the
     // response is taken as coming from it.
     const callback = new URL(this.settings.redirectUri);
     callback.searchParams.set('code', input.code);
     callback.searchParams.set('state', input.state);
-    if (configuration.serverMetadata().authorization_response_iss_parameter_supported === true) {
-      callback.searchParams.set('iss', configuration.serverMetadata().issuer);
-    }
+    if (responseIssuer !== undefined) callback.searchParams.set('iss', responseIssuer);
     try {
       const tokens = await oidc.authorizationCodeGrant(configuration, callback, {
         pkceCodeVerifier: input.codeVerifier,

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exchange, googleEnv, googleRound, passConsent, REDIRECT_URI, startGoogle, useGoogleTestApp } from '../../../test/google.js';
 import { createTestApp, dbUnavailable, MINUTE, uniqueEmail, type TestApp } from '../../../test/helpers.js';
 import { MisbehavingProvider, type Misbehaviour } from '../../../test/misbehaving-provider.js';
-import { randomToken } from '../../lib/crypto.js';
+import { pkceChallenge, randomToken, sha256Hex } from '../../lib/crypto.js';
 import { startStandIn } from './stand-in.js';
 
 describe.skipIf(dbUnavailable)('the OpenID Connect exchange (decision 0019)', () => {
@@ -24,10 +24,47 @@ describe.skipIf(dbUnavailable)('the OpenID Connect exchange (decision 0019)', ()
       code_challenge_method: 'S256',
     });
     expect(url.searchParams.get('nonce')?.length).toBeGreaterThanOrEqual(32);
-    expect(url.searchParams.get('code_challenge')?.length).toBe(43);
-    // Only the hash of the state is kept; the verifier never leaves the server.
+    // Only the hash of the state is kept; the verifier never leaves the server, its S256 hash does.
+    const row = await t.db.selectFrom('social_auth_states').selectAll().where('id', '=', sha256Hex(state)).executeTakeFirstOrThrow();
+    expect(url.searchParams.get('code_challenge')).toBe(pkceChallenge(row.code_verifier));
+    expect(url.searchParams.get('code_challenge')).not.toBe(row.code_verifier);
     const rows = await t.db.selectFrom('social_auth_states').selectAll().execute();
     expect(JSON.stringify(rows)).not.toContain(state);
+  });
+
+  it('removes expired requests at most once a minute, and never spends one that is still there', async () => {
+    const expiredRow = (state: string) => ({
+      id: sha256Hex(state),
+      code_verifier: randomToken(),
+      nonce: randomToken(),
+      created_at: t.clock.now() - 11 * MINUTE,
+      expires_at: t.clock.now() - 1,
+      used_at: null,
+    });
+    const present = async (state: string) =>
+      (await t.db.selectFrom('social_auth_states').select('id').where('id', '=', sha256Hex(state)).execute()).length;
+    // Past any sweep an earlier test made.
+    t.clock.advance(MINUTE + 1000);
+    const expired = randomToken();
+    await t.db.insertInto('social_auth_states').values(expiredRow(expired)).execute();
+    expect((await startGoogle(t)).statusCode).toBe(200);
+    expect(await present(expired)).toBe(0);
+
+    // Within the minute a start leaves an expired row where it is; spending it still fails.
+    const lingering = randomToken();
+    await t.db.insertInto('social_auth_states').values(expiredRow(lingering)).execute();
+    t.clock.advance(MINUTE - 1000);
+    expect((await startGoogle(t)).statusCode).toBe(200);
+    expect(await present(lingering)).toBe(1);
+    const round = await googleRound(t, { email: uniqueEmail() });
+    expect((await exchange(t, { code: round.code, state: lingering })).json()).toEqual({ errorMessage: 'invalidState' });
+    expect(
+      (await t.db.selectFrom('social_auth_states').select('used_at').where('id', '=', sha256Hex(lingering)).executeTakeFirstOrThrow()).used_at,
+    ).toBeNull();
+
+    t.clock.advance(2000);
+    expect((await startGoogle(t)).statusCode).toBe(200);
+    expect(await present(lingering)).toBe(0);
   });
 
   it('refuses a state it never issued, and a state already spent (invalidState)', async () => {

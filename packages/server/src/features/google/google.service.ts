@@ -2,6 +2,7 @@ import { isUniqueViolation } from '../../db/errors.js';
 import type { Deps } from '../../deps.js';
 import { randomToken, sha256Hex } from '../../lib/crypto.js';
 import { AppError } from '../../lib/errors.js';
+import { expirySweep } from '../../lib/expiry-sweep.js';
 import { inTransaction, unitOfWork } from '../../lib/unit-of-work.js';
 import { recordAudit, type RequestMeta } from '../audit/audit.service.js';
 import { issueToken } from '../tokens/tokens.js';
@@ -11,6 +12,9 @@ import { deleteExpiredSocialAuthStates, insertSocialAuthState, spendSocialAuthSt
 
 /** A person has this long to pass the consent page; then the state answers invalidState. */
 export const SOCIAL_AUTH_STATE_LIFETIME_MS = 10 * 60 * 1000;
+
+/** Spending a state compares its expiry (google.repo.ts): an expired row left a minute longer is never used. */
+const forgetExpiredStates = expirySweep(deleteExpiredSocialAuthStates);
 
 /**
  * Spec §7 `account/socialAuth` `{ state }` → `{ url }`. The browser chose `state` and keeps it
@@ -23,8 +27,8 @@ export async function startSocialAuth(deps: Deps, google: GoogleClient, state: s
   const nonce = randomToken();
   // Discovery first: when the provider is down nothing is stored and the page hears 503.
   const url = await google.authorizationUrl({ state, nonce, codeVerifier });
+  await forgetExpiredStates(deps);
   const { db, now } = unitOfWork(deps);
-  await deleteExpiredSocialAuthStates(db, now);
   await insertSocialAuthState(db, {
     id: sha256Hex(state),
     code_verifier: codeVerifier,

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { passConsent } from '../../../test/google.js';
-import { dbUnavailable, getSession, newDeviceId, useTestApp } from '../../../test/helpers.js';
+import { dbUnavailable, getSession, MINUTE, newDeviceId, useTestApp } from '../../../test/helpers.js';
+import { randomToken, sha256Hex } from '../../lib/crypto.js';
 import { exchange, expectRefused, landing, startSso } from '../../../test/sso.js';
 import { postJson } from '../../../test/account-entry.js';
 import { CLI_META } from '../audit/audit.service.js';
@@ -98,6 +99,44 @@ describe.skipIf(dbUnavailable)('company SSO over OpenID Connect (decision 0022)'
     const cancelled = await passConsent(await consentUrl(email), 'cancel', CALLBACK);
     if (!('error' in cancelled)) throw new Error('expected a refusal');
     await expectRefused(t, CONNECTION_ID, await callback({ error: 'access_denied', state: cancelled.state }), '1002', 'the provider answered');
+  });
+
+  it('writes the request with its audit row, and removes expired requests at most once a minute', async () => {
+    await connect();
+    const expiredRow = (state: string) => ({
+      id: sha256Hex(state),
+      connection_id: CONNECTION_ID,
+      client_kind: null,
+      return_url: null,
+      nonce: randomToken(),
+      code_verifier: randomToken(),
+      created_at: t.clock.now() - 11 * MINUTE,
+      expires_at: t.clock.now() - 1,
+      used_at: null,
+    });
+    const present = async (state: string) => (await t.db.selectFrom('sso_requests').select('id').where('id', '=', sha256Hex(state)).execute()).length;
+    const started = async () => (await t.db.selectFrom('audit_events').select('id').where('type', '=', 'sso.started').execute()).length;
+    // Past any sweep an earlier test made.
+    t.clock.advance(MINUTE + 1000);
+    const expired = randomToken();
+    await t.db.insertInto('sso_requests').values(expiredRow(expired)).execute();
+    const before = await started();
+    await consentUrl(`ada@${domain}`);
+    expect(await started()).toBe(before + 1);
+    expect(await present(expired)).toBe(0);
+
+    // Within the minute an expired request stays, and its state is still refused.
+    const lingering = randomToken();
+    await t.db.insertInto('sso_requests').values(expiredRow(lingering)).execute();
+    t.clock.advance(MINUTE - 1000);
+    const outcome = await passConsent(await consentUrl(`ada@${domain}`), { email: `ada@${domain}` }, CALLBACK);
+    if (!('code' in outcome)) throw new Error(outcome.error);
+    expect(await present(lingering)).toBe(1);
+    await expectRefused(t, CONNECTION_ID, await callback({ code: outcome.code, state: lingering }), '1002', 'state names no waiting request');
+
+    t.clock.advance(2000);
+    await consentUrl(`ada@${domain}`);
+    expect(await present(lingering)).toBe(0);
   });
 
   it('refuses with 1002 a code exchanged under another request’s state (its PKCE verifier and nonce do not match)', async () => {

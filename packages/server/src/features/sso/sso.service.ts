@@ -3,7 +3,8 @@ import { ROUTES, SsoClientState, normalizeEmail, type SsoLandingCode } from '@fo
 import type { Deps } from '../../deps.js';
 import { randomToken, sha256Hex } from '../../lib/crypto.js';
 import { AppError } from '../../lib/errors.js';
-import { inTransaction, unitOfWork } from '../../lib/unit-of-work.js';
+import { expirySweep } from '../../lib/expiry-sweep.js';
+import { inTransaction } from '../../lib/unit-of-work.js';
 import { recordAudit, type RequestMeta } from '../audit/audit.service.js';
 import { findDomain } from '../organizations/organizations.repo.js';
 import { emailDomain } from '../organizations/organizations.service.js';
@@ -18,6 +19,12 @@ import { ssoUrls } from './sso.urls.js';
 
 /** A person has this long at their identity provider; then the answer is refused (1002). */
 export const SSO_REQUEST_LIFETIME_MS = 10 * 60 * 1000;
+
+/**
+ * Spending a request compares its expiry (sso.repo.ts), and an assertion remembered a minute past
+ * its own is refused by its conditions anyway.
+ */
+const forgetExpiredRequests = expirySweep(deleteExpiredRequests);
 
 /** Reads the start call's `state` (decision 0022); the return address only if it passes the allow-list. */
 export function parseClientState(deps: Pick<Deps, 'redirects'>, state: string | undefined): { clientKind: string | null; returnUrl: string | null } {
@@ -97,7 +104,7 @@ export async function startSso(
   const connection = claim === undefined ? undefined : await findConnectionOfOrg(deps.db, claim.org_id);
   if (connection === undefined) throw new AppError('ssoNotRecognized');
   const { clientKind, returnUrl } = parseClientState(deps, input.state);
-  const { db, now } = unitOfWork(deps);
+  const now = deps.clock.now();
   const request: SsoRequestRow = {
     id: '',
     connection_id: connection.id,
@@ -132,11 +139,11 @@ export async function startSso(
     }
     throw error;
   }
-  await deleteExpiredRequests(db, now);
-  await insertRequest(db, request);
-  await inTransaction(deps, (uow) =>
-    recordAudit(uow, { type: 'sso.started', meta, emailKey, detail: { connectionId: connection.id, kind: connection.kind } }),
-  );
+  await forgetExpiredRequests(deps);
+  await inTransaction(deps, async (uow) => {
+    await insertRequest(uow.db, request);
+    await recordAudit(uow, { type: 'sso.started', meta, emailKey, detail: { connectionId: connection.id, kind: connection.kind } });
+  });
   return url;
 }
 
