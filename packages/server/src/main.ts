@@ -58,6 +58,10 @@ async function main(): Promise<void> {
     timeouts: config.databaseTimeouts,
     // Decision 0011: a broken idle connection is replaced by the pool; worth a line, not a crash.
     onConnectionError: (error) => logger.current?.warn({ err: error }, 'database connection lost; it will be replaced'),
+    // Decision 0029: WAL checkpoints, and their fsyncs, off the event loop.
+    checkpointThread: {
+      onError: (error) => logger.current?.warn({ err: error }, 'the SQLite checkpoint thread failed; SQLite checkpoints in the commits again'),
+    },
   });
   await migrateToLatest(database);
   const app = await buildApp({ config, db: database.db });

@@ -9,6 +9,7 @@ import { loadOnUse } from '../lib/load-on-use.js';
 import { isConnectionLost } from './errors.js';
 import { statementNameOf } from './prepared.js';
 import type { DB } from './schema.js';
+import { startCheckpointThread } from './sqlite-checkpoints.js';
 import { ImmediateSqliteDialect, SQLITE_BUSY_WAIT_MS } from './sqlite-driver.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -49,11 +50,17 @@ export interface DatabaseOptions {
   timeouts?: DatabaseTimeouts;
   /** A pooled PostgreSQL connection broke while idle (restart, failover, terminated backend). */
   onConnectionError?: (error: Error) => void;
+  /**
+   * SQLite: WAL checkpoints on a thread of their own (decision 0029), for the service; the CLI's
+   * short runs and the tests keep SQLite's own. Called when the thread fails: SQLite's own
+   * checkpoints are then back in force.
+   */
+  checkpointThread?: { onError: (error: Error) => void };
 }
 
 const INT8_OID = 20;
 
-function openSqlite(filename: string, timeouts: DatabaseTimeouts): Kysely<DB> {
+function openSqlite(filename: string, timeouts: DatabaseTimeouts, options: DatabaseOptions): Database {
   if (filename !== ':memory:') mkdirSync(dirname(filename), { recursive: true });
   const sqlite = new SQLite(filename, { timeout: SQLITE_BUSY_WAIT_MS });
   // WAL lets readers run beside the writer; in WAL, synchronous=NORMAL is still durable against
@@ -63,7 +70,20 @@ function openSqlite(filename: string, timeouts: DatabaseTimeouts): Kysely<DB> {
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
-  return new Kysely<DB>({ dialect: new ImmediateSqliteDialect(sqlite, timeouts.statementMs), log: traceQueries('sqlite') });
+  const db = new Kysely<DB>({ dialect: new ImmediateSqliteDialect(sqlite, timeouts.statementMs), log: traceQueries('sqlite') });
+  const checkpoints =
+    options.checkpointThread === undefined || filename === ':memory:'
+      ? undefined
+      : startCheckpointThread(sqlite, filename, options.checkpointThread.onError);
+  return {
+    db,
+    dialect: 'sqlite',
+    async destroy() {
+      // The thread's connection closes first: the service's, closing last, checkpoints what is left.
+      await checkpoints?.stop();
+      await db.destroy();
+    },
+  };
 }
 
 /**
@@ -131,6 +151,7 @@ function openPostgres(config: Extract<DatabaseConfig, { kind: 'postgres' }>, ext
 
 export function openDatabase(config: DatabaseConfig, options: DatabaseOptions = {}): Database {
   const timeouts = options.timeouts ?? DEFAULT_DATABASE_TIMEOUTS;
-  const db = config.kind === 'sqlite' ? openSqlite(config.filename, timeouts) : openPostgres(config, options, timeouts);
-  return { db, dialect: config.kind, destroy: () => db.destroy() };
+  if (config.kind === 'sqlite') return openSqlite(config.filename, timeouts, options);
+  const db = openPostgres(config, options, timeouts);
+  return { db, dialect: 'postgres', destroy: () => db.destroy() };
 }
