@@ -127,6 +127,14 @@ export class MailWorker {
     return this.deps.clock.now() - this.lastRoundAt > this.pollMs + LEASE_MS ? 'stuck' : 'polling';
   }
 
+  /**
+   * No round running, and none due at once: the next begins at the next poll or nudge. What a test
+   * waits for before it moves the clock, so that no round begins after the move.
+   */
+  get idle(): boolean {
+    return this.running === undefined && !this.again;
+  }
+
   /** Mail was just queued: deliver now rather than at the next poll. */
   nudge(): void {
     if (this.stopped) return;
