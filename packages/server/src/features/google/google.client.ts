@@ -51,12 +51,6 @@ function providerDown(error: unknown): boolean {
 }
 
 /**
- * A confidential OpenID Connect client (openid-client 6) of one issuer: discovery, authorization
- * code with PKCE (S256), `state` and `nonce`, and the ID token validated in full: its signature
- * against the issuer's published keys (enableNonRepudiationChecks), `iss`, `aud`, `azp`, `exp`,
- * `iat` and `nonce`.
- */
-/**
  * What discovery found. `responseIssuer`: the issuer, when it sends RFC 9207's `iss` with each
  * answer; read once here, as `serverMetadata()` copies the whole document on every call.
  */
@@ -65,6 +59,12 @@ interface Discovered {
   responseIssuer: string | undefined;
 }
 
+/**
+ * A confidential OpenID Connect client (openid-client 6) of one issuer: discovery, authorization
+ * code with PKCE (S256), `state` and `nonce`, and the ID token validated in full: its signature
+ * against the issuer's published keys (enableNonRepudiationChecks), `iss`, `aud`, `azp`, `exp`,
+ * `iat` and `nonce`.
+ */
 export class GoogleClient {
   private discovered: { value: Discovered; at: number } | undefined;
   private pending: Promise<Discovered> | undefined;
