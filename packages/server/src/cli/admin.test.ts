@@ -39,6 +39,18 @@ describe.skipIf(dbUnavailable)('admin CLI', () => {
     expect(response.json()).toEqual({ errorMessage: 'unverifiedAccount' });
   });
 
+  it('takes a password that begins with a dash as the value, and still names a value that is missing', async () => {
+    const email = uniqueEmail('dash');
+    const password = '-Te80yqXYhSLfzBFY';
+    const created = await run('user', 'create', '--email', email, '--password', password, '--first-name', 'Dee', '--last-name', 'Ash');
+    expect(created.code, created.stderr).toBe(EXIT.ok);
+    expect((await postSignIn(t.app, { email, password })).statusCode).toBe(200);
+
+    const missing = await run('user', 'create', '--email', uniqueEmail(), '--password', '--first-name', 'Dee', '--last-name', 'Ash');
+    expect(missing.code).toBe(EXIT.usage);
+    expect(missing.stderr).toContain('--password');
+  });
+
   it('refuses bad input with exit 1 and a reason', async () => {
     const taken = uniqueEmail();
     await create(taken);

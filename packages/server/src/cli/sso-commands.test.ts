@@ -5,6 +5,7 @@ import { dbUnavailable, useTestApp } from '../../test/helpers.js';
 import { IDP_KEYS, ROLLOVER_KEYS, idpMetadata } from '../../test/saml-idp.js';
 import { metadataFile } from '../../test/sso.js';
 import { listAuditEvents } from '../features/audit/audit.repo.js';
+import { openClientSecret } from '../features/sso/sso.secret.js';
 import { EXIT, runAdmin } from './admin.js';
 
 describe.skipIf(dbUnavailable)('admin CLI: sso commands (decision 0022)', () => {
@@ -99,13 +100,14 @@ describe.skipIf(dbUnavailable)('admin CLI: sso commands (decision 0022)', () => 
       '--client-id',
       'foyer',
       '--client-secret',
-      'very-secret-value',
+      '-very-secret-value',
     );
     expect(added.code, added.stderr).toBe(EXIT.ok);
     const id = /as (sso_[A-Za-z0-9_-]+)/.exec(added.stdout)?.[1] ?? '';
     expect(added.stdout).toContain(`http://localhost:8080/sso/oidc/${id}/callback`);
     const row = await t.db.selectFrom('sso_connections').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
     expect(row.oidc_client_secret).not.toContain('very-secret-value');
+    expect(openClientSecret(t.config, id, row.oidc_client_secret ?? '')).toBe('-very-secret-value');
     expect(
       (await run('sso', 'add-oidc', '--org', (await org()).id, '--issuer', 'http://login.example', '--client-id', 'a', '--client-secret', 'b')).code,
     ).toBe(EXIT.failed);
