@@ -39,13 +39,18 @@ export const MINUTE = 60 * 1000;
 export const HOUR = 60 * MINUTE;
 export const DAY = 24 * HOUR;
 
-/** PostgreSQL's "schema does not exist" (invalid_schema_name). */
-const INVALID_SCHEMA_NAME = '3F000';
+/**
+ * What PostgreSQL answers when a schema, table or column goes away under a query that lists them:
+ * invalid_schema_name, undefined_table, undefined_column.
+ */
+const CATALOG_RACES = new Set(['3F000', '42P01', '42703']);
 
 /**
- * Kysely's migrator lists the tables of every schema in the database before it starts; a schema
- * that another test file drops at that moment makes the listing fail with 3F000. Only tests put
- * many schemas in one database, so the retry lives here. Nothing was migrated when it fails.
+ * Kysely's migrator lists the tables and columns of every schema in the database before it starts;
+ * another test file dropping its schema, or migrating its own, at that moment makes the listing
+ * fail with one of CATALOG_RACES. Only tests put many schemas in one database, so the retry lives
+ * here, and only for a failure before any migration ran ("Migrations failed", not "Migration N
+ * failed"): nothing was migrated then.
  */
 async function migrateTestSchema(database: Database): Promise<void> {
   for (let attempt = 1; ; attempt++) {
@@ -55,7 +60,8 @@ async function migrateTestSchema(database: Database): Promise<void> {
     } catch (error) {
       const cause: unknown = error instanceof Error ? error.cause : undefined;
       const code = typeof cause === 'object' && cause !== null && 'code' in cause ? cause.code : undefined;
-      if (code !== INVALID_SCHEMA_NAME || attempt >= 5) throw error;
+      const beforeAnyMigration = error instanceof Error && error.message === 'Migrations failed';
+      if (!beforeAnyMigration || typeof code !== 'string' || !CATALOG_RACES.has(code) || attempt >= 5) throw error;
     }
   }
 }

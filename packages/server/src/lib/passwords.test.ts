@@ -38,20 +38,24 @@ describe('the password hasher (decision 0011)', () => {
   it('keeps argon2 to its threads: on one thread, parallel verifications take turns', async () => {
     const one = await hasher(1);
     const stored = await one.hash(SECRET);
-    const singles: number[] = [];
-    for (let i = 0; i < 3; i++) {
+    // A first round starts every thread the hasher would use, so no thread's start is timed.
+    await Promise.all(Array.from({ length: 8 }, () => one.verify(stored, SECRET)));
+    // The fastest of five alone: other test files busy on the same cores only ever slow a
+    // verification, so the minimum is the one least disturbed.
+    let single = Infinity;
+    for (let i = 0; i < 5; i++) {
       const started = performance.now();
       await one.verify(stored, SECRET);
-      singles.push(performance.now() - started);
+      single = Math.min(single, performance.now() - started);
     }
-    const single = singles.sort((a, b) => a - b)[1] ?? 0;
 
-    const four = performance.now();
-    const results = await Promise.all(Array.from({ length: 4 }, () => one.verify(stored, SECRET)));
-    const parallel = performance.now() - four;
-    expect(results).toEqual([true, true, true, true]);
-    // One at a time: four take about four times one, never about one.
-    expect(parallel).toBeGreaterThan(2 * single);
+    const eight = performance.now();
+    const results = await Promise.all(Array.from({ length: 8 }, () => one.verify(stored, SECRET)));
+    const parallel = performance.now() - eight;
+    expect(results).toEqual(Array.from({ length: 8 }, () => true));
+    // One at a time: eight take about eight times one. Run side by side they would take about
+    // eight ÷ cores (four on two cores), never six.
+    expect(parallel).toBeGreaterThan(6 * single);
   });
 
   it('fails a verification that got no answer instead of calling the password wrong', async () => {
