@@ -1,6 +1,7 @@
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { DISCOURSE_SSO_URL, FORUM_ENV, TERMS_AGREED_URL, forumRequest, postWithToken } from '../../test/community.js';
 import { HOUR, TEST_DB, createTestUser, dbUnavailable, getSession, postSignIn, signIn, uniqueEmail, useTestApp } from '../../test/helpers.js';
 
 /** One statement as the database received it: its text and, on PostgreSQL, its prepared name. */
@@ -165,5 +166,36 @@ describe.skipIf(dbUnavailable)('statements per call on the hot paths (decision 0
     // Nine checks, one statement: on PostgreSQL one round trip instead of nine.
     expect(sent).toHaveLength(1);
     expect(sent.every(readsSessionsById)).toBe(true);
+  });
+});
+
+describe.skipIf(dbUnavailable)('statements per forum round trip (decision 0029)', () => {
+  const t = useTestApp({ env: FORUM_ENV });
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it('claims the nonce and writes its audit row in one statement on PostgreSQL, in one transaction on SQLite', async () => {
+    const member = await createTestUser(t, { verified: true });
+    const { otter, deviceId } = await signIn(t.app, member);
+    expect((await postWithToken(t, TERMS_AGREED_URL, {}, otter, deviceId)).statusCode).toBe(200);
+    // The first answer may also forget expired nonces (once a minute): not counted.
+    expect((await postWithToken(t, DISCOURSE_SSO_URL, forumRequest(), otter, deviceId)).statusCode).toBe(200);
+
+    const sent = recordStatements();
+    const response = await postWithToken(t, DISCOURSE_SSO_URL, forumRequest(), otter, deviceId);
+    vi.restoreAllMocks();
+    expect(response.statusCode).toBe(200);
+    const writes = sent.filter((s) => isWrite(s) || /^\s*with\b/i.test(s.text));
+    if (TEST_DB === 'postgres') {
+      // The session's read, the terms' read, and the claim with its audit row: three round trips.
+      expect(sent).toHaveLength(3);
+      expect(sent.filter((s) => isBegin(s) || isCommit(s))).toEqual([]);
+      expect(writes.map((s) => s.name)).toEqual(['foyer_nonce_claim_audited']);
+      expect(writes[0]?.text).toMatch(/^with "claimed" as \(insert into "discourse_nonces".*\) insert into "audit_events"/s);
+    } else {
+      expect(sent.filter(isBegin)).toHaveLength(1);
+      expect(writes.map((s) => /^\s*(\w+ \w+ "\w+")/.exec(s.text)?.[1])).toEqual(['insert into "discourse_nonces"', 'insert into "audit_events"']);
+    }
   });
 });

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { randomId } from '../../lib/crypto.js';
 import type { UnitOfWork } from '../../lib/unit-of-work.js';
+import type { AuditEventsTable } from '../../db/schema.js';
 import { insertAuditEvent } from './audit.repo.js';
 
 /** Security events (ASVS V16.3.1: every authentication attempt, success or not). */
@@ -75,15 +76,20 @@ export interface AuditEvent {
   detail?: Record<string, string | number | boolean>;
 }
 
-export async function recordAudit(uow: UnitOfWork, event: AuditEvent): Promise<void> {
-  await insertAuditEvent(uow.db, {
+/** The row that records `event` at `now`, for a statement that writes it together with its cause. */
+export function auditRow(now: number, event: AuditEvent): AuditEventsTable {
+  return {
     id: randomId(),
-    at: uow.now,
+    at: now,
     type: event.type,
     user_id: event.userId ?? null,
     email_key: event.emailKey ?? null,
     ip: event.meta.ip,
     user_agent: event.meta.userAgent,
     detail: event.detail === undefined ? null : JSON.stringify(event.detail),
-  });
+  };
+}
+
+export async function recordAudit(uow: UnitOfWork, event: AuditEvent): Promise<void> {
+  await insertAuditEvent(uow.db, auditRow(uow.now, event));
 }

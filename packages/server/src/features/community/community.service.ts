@@ -4,9 +4,9 @@ import { sha256Hex } from '../../lib/crypto.js';
 import { AppError } from '../../lib/errors.js';
 import { expirySweep } from '../../lib/expiry-sweep.js';
 import { inTransaction, unitOfWork } from '../../lib/unit-of-work.js';
-import { recordAudit, type RequestMeta } from '../audit/audit.service.js';
+import { auditRow, recordAudit, type RequestMeta } from '../audit/audit.service.js';
 import type { ActiveSession } from '../sessions/sessions.service.js';
-import { claimNonce, deleteExpiredNonces, hasAgreedToTerms, insertTermsAgreement } from './community.repo.js';
+import { claimNonceAudited, deleteExpiredNonces, hasAgreedToTerms, insertTermsAgreement } from './community.repo.js';
 import { answerQuery, answerUrl, readRequest, signAnswer, type Assertion } from './discourse-connect.js';
 
 /**
@@ -83,34 +83,26 @@ export async function answerDiscourseSso(
   if (!(await hasAgreedToTerms(deps.db, user.id, deps.config.communityTermsVersion))) return { termsAgreed: false, redirectUrl: '' };
 
   await forgetExpiredNonces(deps);
-  const answer = await inTransaction(deps, async (uow) => {
-    const claimed = await claimNonce(uow.db, {
-      id: sha256Hex(request.nonce),
-      user_id: user.id,
-      answered_at: uow.now,
-      expires_at: uow.now + NONCE_MEMORY_MS,
-    });
-    if (!claimed) return undefined;
-    const verified = user.emailVerified;
-    const assertion: Assertion = {
-      nonce: request.nonce,
-      email: user.email,
-      // The account's stable id: an email can change, and Discourse links accounts by this.
-      externalId: user.id,
-      username: suggestedUsername(user),
-      name: [user.firstName, user.lastName].filter((part) => part !== null && part !== '').join(' '),
-      // An address nobody proved is never asserted as verified: Discourse then mails it itself.
-      requireActivation: !verified,
-    };
-    await recordAudit(uow, { type: 'community.signin', meta, userId: user.id, emailKey, detail: { emailVerified: verified } });
-    return { termsAgreed: true, redirectUrl: answerUrl(request.returnSsoUrl, signAnswer(forum.secret, answerQuery(assertion))) };
-  });
-  if (answer === undefined) {
-    // A replayed nonce: someone presents a request that was already answered (a copied link).
+  const now = deps.clock.now();
+  const verified = user.emailVerified;
+  const claimed = await claimNonceAudited(
+    deps.db,
+    { id: sha256Hex(request.nonce), user_id: user.id, answered_at: now, expires_at: now + NONCE_MEMORY_MS },
+    auditRow(now, { type: 'community.signin', meta, userId: user.id, emailKey, detail: { emailVerified: verified } }),
+  );
+  if (!claimed) {
     await recordAudit(unitOfWork(deps), { type: 'community.refused', meta, userId: user.id, detail: { reason: 'nonceReplayed' } });
     throw new AppError('invalidSsoPayload');
   }
-  return answer;
+  const assertion: Assertion = {
+    nonce: request.nonce,
+    email: user.email,
+    externalId: user.id,
+    username: suggestedUsername(user),
+    name: [user.firstName, user.lastName].filter((part) => part !== null && part !== '').join(' '),
+    requireActivation: !verified,
+  };
+  return { termsAgreed: true, redirectUrl: answerUrl(request.returnSsoUrl, signAnswer(forum.secret, answerQuery(assertion))) };
 }
 
 /** Spec §7 `community/termsAgreed`: the account accepted the current community terms, recorded with the time and version. */

@@ -61,6 +61,15 @@ describe.skipIf(dbUnavailable)('community/discourseSso (decision 0021)', () => {
     const racing = forumRequest();
     const answers = await Promise.all([0, 1, 2].map(() => postWithToken(t, DISCOURSE_SSO_URL, racing, member.otter, member.deviceId)));
     expect(answers.map((answer) => answer.statusCode).sort()).toEqual([200, 400, 400]);
+    // One audit row per answer given, none for a replay: the claim and its row are written together.
+    expect(await forumSignIns(t, member.user.id)).toHaveLength(2);
+    const refused = await t.db
+      .selectFrom('audit_events')
+      .select('detail')
+      .where('user_id', '=', member.user.id)
+      .where('type', '=', 'community.refused')
+      .execute();
+    expect(refused.map((row) => row.detail)).toEqual(Array.from({ length: 3 }, () => JSON.stringify({ reason: 'nonceReplayed' })));
   });
 
   it('forgets expired nonces at most once a minute, and answers a nonce again only once its row is gone', async () => {
