@@ -11,7 +11,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  */
 export const DEVICE_TOKEN_LIFETIME = { absoluteMs: 365 * DAY_MS, idleMs: 90 * DAY_MS } as const;
 
-type NewSession = Required<Insertable<SessionsTable>>;
+export type NewSession = Required<Insertable<SessionsTable>>;
 
 /** Every sign-in ends here: compiled once, prepared once per PostgreSQL connection (decision 0029). */
 const insertSessionRow = preparedStatement(

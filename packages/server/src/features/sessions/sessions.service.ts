@@ -5,7 +5,7 @@ import { randomToken, sha256Hex } from '../../lib/crypto.js';
 import type { UnitOfWork } from '../../lib/unit-of-work.js';
 import type { UserRow } from '../users/users.repo.js';
 import type { SessionKind } from '../../db/schema.js';
-import { DEVICE_TOKEN_LIFETIME, deleteSession, findSessionWithUser, insertSession, touchSession } from './sessions.repo.js';
+import { DEVICE_TOKEN_LIFETIME, deleteSession, findSessionWithUser, insertSession, touchSession, type NewSession } from './sessions.repo.js';
 
 /** last_seen_at moves at most once an hour, so checking a session is almost always a pure read. */
 export const TOUCH_INTERVAL_MS = 60 * 60 * 1000;
@@ -43,29 +43,45 @@ export interface ActiveSession {
 
 /**
  * Starts a session for an authenticated account on one device. Every way of signing in (password,
- * setup link, verify email, Google, SSO) ends here, so every session gets a fresh token
- * (ASVS V7.2.4) bound to the device that asked for it.
+ * setup link, verify email, Google, SSO) makes its session with `newSession`, here or in one
+ * statement with its other writes, so every session gets a fresh token (ASVS V7.2.4) bound to the
+ * device that asked for it.
  */
 export async function createSession(
   uow: UnitOfWork,
   config: Pick<Config, 'session'>,
   input: { userId: string; deviceId: string; kind?: SessionKind },
 ): Promise<StartedSession> {
+  const { row, started } = newSession(uow.now, config, input);
+  await insertSession(uow.db, row);
+  return started;
+}
+
+/**
+ * A new session's row and what its holder is given: the token, once, and the earlier of its two
+ * expiries. For a caller that writes the row together with other rows in one statement.
+ */
+export function newSession(
+  now: number,
+  config: Pick<Config, 'session'>,
+  input: { userId: string; deviceId: string; kind?: SessionKind },
+): { row: NewSession; started: StartedSession } {
   const token = randomToken();
-  const { now } = uow;
   const kind = input.kind ?? 'browser';
   const lifetime = lifetimeOf(kind, config);
   const expiresAt = now + lifetime.absoluteMs;
-  await insertSession(uow.db, {
-    id: sha256Hex(token),
-    user_id: input.userId,
-    device_id: input.deviceId,
-    created_at: now,
-    last_seen_at: now,
-    expires_at: expiresAt,
-    kind,
-  });
-  return { token, expiresAt: Math.min(expiresAt, now + lifetime.idleMs) };
+  return {
+    row: {
+      id: sha256Hex(token),
+      user_id: input.userId,
+      device_id: input.deviceId,
+      created_at: now,
+      last_seen_at: now,
+      expires_at: expiresAt,
+      kind,
+    },
+    started: { token, expiresAt: Math.min(expiresAt, now + lifetime.idleMs) },
+  };
 }
 
 /** A browser session follows SESSION_*_DAYS; a device token is long-lived (decision 0021). */
@@ -113,6 +129,11 @@ export async function authenticate(
  * account whose session ended, if any.
  */
 export async function endSession(deps: Pick<Deps, 'db'>, token: string | undefined): Promise<string | undefined> {
-  if (token === undefined || !TOKEN_PATTERN.test(token)) return undefined;
-  return deleteSession(deps.db, sha256Hex(token));
+  const id = sessionIdOf(token);
+  return id === undefined ? undefined : deleteSession(deps.db, id);
+}
+
+/** The id of the session a token would stand for (its SHA-256); none for what is not a token. */
+export function sessionIdOf(token: string | undefined): string | undefined {
+  return token === undefined || !TOKEN_PATTERN.test(token) ? undefined : sha256Hex(token);
 }

@@ -1,10 +1,12 @@
 import { API_BASE, CALLS, DEVICE_ID_HEADER } from '@foyer/contract';
 import { serializerCompiler } from 'fastify-type-provider-zod';
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import {
   DAY,
   HOUR,
   MINUTE,
+  TEST_DB,
   createTestUser,
   dbUnavailable,
   getSession,
@@ -15,7 +17,9 @@ import {
   useTestApp,
   xsrf,
 } from '../../../test/helpers.js';
+import { listAuditEvents } from '../audit/audit.repo.js';
 import { CLI_META } from '../audit/audit.service.js';
+import { getFailureCount } from '../lockout/lockout.repo.js';
 import { deactivateUser } from '../users/users.service.js';
 import { sha256Hex } from '../../lib/crypto.js';
 import { deleteExpiredSessions } from './sessions.repo.js';
@@ -185,6 +189,45 @@ describe.skipIf(dbUnavailable)('sessions', () => {
     expect(again.statusCode).toBe(200);
     expect((await getSession(t, first.otter, first.deviceId)).statusCode).toBe(401);
     expect((await getSession(t, again.json<{ otter: string }>().otter, first.deviceId)).statusCode).toBe(200);
+  });
+
+  it('keeps everything as it was when a sign-in cannot write its new session: the count, the old session, no success in the audit', async () => {
+    const account = await createTestUser(t);
+    const first = await signIn(t.app, account);
+    const refused = newDeviceId();
+    // A fault in the last of the success's writes, on this device only.
+    if (TEST_DB === 'postgres') {
+      await sql`create function refuse_session() returns trigger language plpgsql as $$ begin raise exception 'refused'; end $$`.execute(t.db);
+      await sql
+        .raw(`create trigger refuse_session before insert on sessions for each row when (new.device_id = '${refused}') execute function refuse_session()`)
+        .execute(t.db);
+    } else {
+      await sql
+        .raw(`create trigger refuse_session before insert on sessions when new.device_id = '${refused}' begin select raise(abort, 'refused'); end`)
+        .execute(t.db);
+    }
+    try {
+      const pair = xsrf();
+      const post = (hashPassword: string) =>
+        t.app.inject({
+          method: 'POST',
+          url: API_BASE + CALLS.signin.path,
+          cookies: { ...pair.cookies, [sessionCookieName(t.config)]: first.otter },
+          headers: pair.headers,
+          payload: { email: account.email, hashPassword, deviceId: refused },
+        });
+      expect((await post(sha256Hex('wrong password'))).statusCode).toBe(401);
+      const failed = await post(sha256Hex(account.password));
+      expect(failed.statusCode).toBe(500);
+      expect(setCookie(failed, sessionCookieName(t.config))).toBeUndefined();
+      // The reservation of the second attempt stands (it was written before the password check);
+      // nothing of the success was kept.
+      expect((await getFailureCount(t.db, account.email))?.failures).toBe(2);
+      expect(await listAuditEvents(t.db, { emailKey: account.email, type: 'signin.success' })).toHaveLength(1);
+      expect((await getSession(t, first.otter, first.deviceId)).statusCode).toBe(200);
+    } finally {
+      await sql`drop trigger refuse_session${sql.raw(TEST_DB === 'postgres' ? ' on sessions' : '')}`.execute(t.db);
+    }
   });
 
   it('removes expired sessions in housekeeping', async () => {

@@ -4,9 +4,8 @@ import { callRoute } from '../../lib/call-route.js';
 import { requestMeta } from '../audit/audit.service.js';
 import { setSessionCookie } from '../../lib/cookies.js';
 import { readSessionToken } from '../sessions/sessions.http.js';
-import { createSession, endSession } from '../sessions/sessions.service.js';
 import { SIGNIN_PER_IP, signinPerEmail } from './signin.limits.js';
-import { verifyCredentials } from './signin.service.js';
+import { signInWithPassword } from './signin.service.js';
 
 export const signinRoutes: FastifyPluginAsyncZod = async (app) => {
   callRoute(app, 'signin', {
@@ -18,12 +17,10 @@ export const signinRoutes: FastifyPluginAsyncZod = async (app) => {
     ],
     handler: async (request, reply) => {
       const { email, hashPassword, deviceId } = request.body;
-      const previous = readSessionToken(request, app);
-      // In the transaction of the success's other writes (decision 0029). A sign-in replaces
-      // whatever session this browser held: no token outlives a new login.
-      const started = await verifyCredentials(app, { email, hashPassword }, requestMeta(request), async (uow, userId) => {
-        await endSession(uow, previous);
-        return createSession(uow, app.config, { userId, deviceId });
+      // A sign-in replaces whatever session this browser held, in the same writes as the new one.
+      const started = await signInWithPassword(app, { email, hashPassword }, requestMeta(request), {
+        deviceId,
+        previousToken: readSessionToken(request, app),
       });
       setSessionCookie(reply, app.config, started.token);
       return { otter: started.token };

@@ -1,13 +1,15 @@
 import { normalizeEmail } from '@foyer/contract';
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../lib/errors.js';
-import { unitOfWork, type UnitOfWork } from '../../lib/unit-of-work.js';
-import { recordAudit, type RequestMeta } from '../audit/audit.service.js';
-import { clearLockout, giveBack, reserveUnlessSso, settleFailure } from '../lockout/lockout.service.js';
+import { unitOfWork } from '../../lib/unit-of-work.js';
+import { auditRow, recordAudit, type RequestMeta } from '../audit/audit.service.js';
+import { giveBack, reserveUnlessSso, settleFailure } from '../lockout/lockout.service.js';
 import { emailDomain } from '../organizations/organizations.service.js';
+import { newSession, sessionIdOf, type StartedSession } from '../sessions/sessions.service.js';
 import { findPendingCredentials } from '../signup/signup.repo.js';
 import { lifetimeOf } from '../tokens/purposes.js';
 import { setPasswordHash } from '../users/users.repo.js';
+import { writeSignInSuccess, type SignInSuccess } from './signin.repo.js';
 
 /**
  * How many of an email's newest pending sign-ups a failed password is also checked against
@@ -38,8 +40,9 @@ export async function matchingPendingSignup(deps: Deps, emailKey: string, hashPa
 }
 
 /**
- * Checks an email and password and returns the account id, or throws the spec's code (§8). With
- * `finish`, returns what it returns instead: it runs inside the transaction of the success's writes.
+ * Checks an email and password and starts a session for the account on the device, or throws the
+ * spec's code (§8). The session replaces whatever session the browser held (`previousToken`): no
+ * token outlives a new login.
  *
  * The order closes account enumeration (ASVS V6.3.8, ARCHITECTURE.md): every path that stops
  * before the password matched costs the same argon2 work and answers the same for known and
@@ -47,19 +50,12 @@ export async function matchingPendingSignup(deps: Deps, emailKey: string, hashPa
  * knows its password. The attempt is counted before any hashing (decision 0003: reserve, then
  * settle), so parallel guesses cannot get more than the threshold checked.
  */
-export async function verifyCredentials(deps: Deps, input: SignInInput, meta: RequestMeta): Promise<string>;
-export async function verifyCredentials<T>(
+export async function signInWithPassword(
   deps: Deps,
   input: SignInInput,
   meta: RequestMeta,
-  finish: (uow: UnitOfWork, userId: string) => Promise<T>,
-): Promise<T>;
-export async function verifyCredentials(
-  deps: Deps,
-  input: SignInInput,
-  meta: RequestMeta,
-  finish: (uow: UnitOfWork, userId: string) => Promise<unknown> = (_uow, userId) => Promise.resolve(userId),
-): Promise<unknown> {
+  device: { deviceId: string; previousToken: string | undefined },
+): Promise<StartedSession> {
   const emailKey = normalizeEmail(input.email);
   const { passwords } = deps;
   const threshold = deps.config.lockoutThreshold;
@@ -117,16 +113,25 @@ export async function verifyCredentials(
   }
 
   // Parameters were raised since this hash was made: store it at today's cost (ASVS V11.4.2).
-  // Hashed before the transaction, which must not hold the database while argon2 runs.
+  // Hashed before any write, so no transaction is open while argon2 runs.
   const rehashed = passwords.needsRehash(storedHash) ? await passwords.hash(input.hashPassword) : undefined;
-  // The success's writes in one transaction (decision 0029): the count cleared, the audit row and
-  // whatever `finish` writes (the route's new session) are kept together or not at all.
+  // The success's writes together or not at all (decision 0029): the count cleared, the audit row,
+  // the old session ended and the new one started; on PostgreSQL in one statement.
   const userId = user.id;
-  return deps.db.transaction().execute(async (trx) => {
-    const work: UnitOfWork = { db: trx, now: uow.now };
-    await clearLockout(work, emailKey);
-    if (rehashed !== undefined) await setPasswordHash(trx, userId, rehashed, uow.now);
-    await recordAudit(work, { type: 'signin.success', meta, userId, emailKey, detail: { method: 'password' } });
-    return finish(work, userId);
-  });
+  const session = newSession(uow.now, deps.config, { userId, deviceId: device.deviceId });
+  const success: SignInSuccess = {
+    emailKey,
+    audit: auditRow(uow.now, { type: 'signin.success', meta, userId, emailKey, detail: { method: 'password' } }),
+    endedSessionId: sessionIdOf(device.previousToken),
+    session: session.row,
+  };
+  if (rehashed === undefined) {
+    await writeSignInSuccess(deps.db, success);
+  } else {
+    await deps.db.transaction().execute(async (trx) => {
+      await setPasswordHash(trx, userId, rehashed, uow.now);
+      await writeSignInSuccess(trx, success);
+    });
+  }
+  return session.started;
 }
