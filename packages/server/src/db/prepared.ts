@@ -70,3 +70,10 @@ export function preparedStatement<P extends object, R>(
     return db.executeQuery<R>({ ...compiled.query, parameters: values } as CompiledQuery<R>);
   };
 }
+
+/** A row's columns as a statement's parameters under a prefix (`audit_id`, …), for a statement that writes several rows. */
+export type Prefixed<P extends string, T extends object> = { [K in keyof T & string as `${P}${K}`]: T[K] };
+
+export function prefixed<P extends string, T extends object>(prefix: P, row: T): Prefixed<P, T> {
+  return Object.fromEntries(Object.entries(row).map(([key, value]) => [`${prefix}${key}`, value])) as Prefixed<P, T>;
+}

@@ -1,5 +1,5 @@
 import { PostgresAdapter, sql, type Kysely, type QueryCreator } from 'kysely';
-import { preparedStatement } from '../../db/prepared.js';
+import { prefixed, preparedStatement, type Prefixed } from '../../db/prepared.js';
 import type { AuditEventsTable, DB, Db } from '../../db/schema.js';
 import { insertAuditEvent } from '../audit/audit.repo.js';
 
@@ -38,7 +38,7 @@ const claim = (db: QueryCreator<DB>, row: NonceRow) =>
     .onConflict((oc) => oc.column('id').doNothing())
     .returning('id');
 
-type ClaimParameters = { [K in keyof NonceRow as `nonce_${K}`]: NonceRow[K] } & AuditEventsTable;
+type ClaimParameters = Prefixed<'nonce_', NonceRow> & AuditEventsTable;
 
 /**
  * PostgreSQL: the claim as a data-modifying CTE and the audit row inserted from what it inserted,
@@ -78,13 +78,7 @@ const claimAuditedPg = preparedStatement(
  */
 export async function claimNonceAudited(db: Kysely<DB>, nonce: NonceRow, audit: AuditEventsTable): Promise<boolean> {
   if (db.getExecutor().adapter instanceof PostgresAdapter) {
-    const { rows } = await claimAuditedPg(db, {
-      nonce_id: nonce.id,
-      nonce_user_id: nonce.user_id,
-      nonce_answered_at: nonce.answered_at,
-      nonce_expires_at: nonce.expires_at,
-      ...audit,
-    });
+    const { rows } = await claimAuditedPg(db, { ...prefixed('nonce_', nonce), ...audit });
     return rows.length > 0;
   }
   return db.transaction().execute(async (trx) => {

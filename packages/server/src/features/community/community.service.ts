@@ -91,15 +91,18 @@ export async function answerDiscourseSso(
     auditRow(now, { type: 'community.signin', meta, userId: user.id, emailKey, detail: { emailVerified: verified } }),
   );
   if (!claimed) {
+    // A replayed nonce: someone presents a request that was already answered (a copied link).
     await recordAudit(unitOfWork(deps), { type: 'community.refused', meta, userId: user.id, detail: { reason: 'nonceReplayed' } });
     throw new AppError('invalidSsoPayload');
   }
   const assertion: Assertion = {
     nonce: request.nonce,
     email: user.email,
+    // The account's stable id: an email can change, and Discourse links accounts by this.
     externalId: user.id,
     username: suggestedUsername(user),
     name: [user.firstName, user.lastName].filter((part) => part !== null && part !== '').join(' '),
+    // An address nobody proved is never asserted as verified: Discourse then mails it itself.
     requireActivation: !verified,
   };
   return { termsAgreed: true, redirectUrl: answerUrl(request.returnSsoUrl, signAnswer(forum.secret, answerQuery(assertion))) };

@@ -1,5 +1,5 @@
 import { PostgresAdapter } from 'kysely';
-import { preparedStatement } from '../../db/prepared.js';
+import { prefixed, preparedStatement, type Prefixed } from '../../db/prepared.js';
 import type { AuditEventsTable, Db } from '../../db/schema.js';
 import { insertAuditEvent } from '../audit/audit.repo.js';
 import { clearFailures } from '../lockout/lockout.repo.js';
@@ -14,16 +14,12 @@ export interface SignInSuccess {
   session: NewSession;
 }
 
-type SuccessParameters = { email_key: string; ended_session_id: string | null } & {
-  [K in keyof AuditEventsTable as `audit_${K}`]: AuditEventsTable[K];
-} & {
-  [K in keyof NewSession as `session_${K}`]: NewSession[K];
-};
+type SuccessParameters = { email_key: string; ended_session_id: string | null } & Prefixed<'audit_', AuditEventsTable> & Prefixed<'session_', NewSession>;
 
 /**
  * PostgreSQL: the four writes as one statement, three of them data-modifying CTEs. A single
  * statement is atomic without BEGIN and COMMIT, so a sign-in's success is one round trip where a
- * transaction took six. The CTEs touch different rows (the email's count, a new audit row, the
+ * transaction took five (six with an old session to end). The CTEs touch different rows (the email's count, a new audit row, the
  * browser's old session, the new session), so that they all see the statement's one snapshot
  * changes nothing. Without an old session its id is null, which no row matches.
  */
@@ -92,25 +88,11 @@ const successPg = preparedStatement(
  */
 export async function writeSignInSuccess(db: Db, success: SignInSuccess): Promise<void> {
   if (db.getExecutor().adapter instanceof PostgresAdapter) {
-    const { audit, session } = success;
     await successPg(db, {
       email_key: success.emailKey,
       ended_session_id: success.endedSessionId ?? null,
-      audit_id: audit.id,
-      audit_at: audit.at,
-      audit_type: audit.type,
-      audit_user_id: audit.user_id,
-      audit_email_key: audit.email_key,
-      audit_ip: audit.ip,
-      audit_user_agent: audit.user_agent,
-      audit_detail: audit.detail,
-      session_id: session.id,
-      session_user_id: session.user_id,
-      session_device_id: session.device_id,
-      session_created_at: session.created_at,
-      session_last_seen_at: session.last_seen_at,
-      session_expires_at: session.expires_at,
-      session_kind: session.kind,
+      ...prefixed('audit_', success.audit),
+      ...prefixed('session_', success.session),
     });
     return;
   }
