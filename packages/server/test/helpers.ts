@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { API_BASE, CALLS, COOKIE_BASE_NAMES, DEVICE_ID_HEADER, XSRF_HEADER, cookieName } from '@foyer/contract';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, beforeEach, inject } from 'vitest';
 import { buildApp } from '../src/app.js';
@@ -271,4 +272,28 @@ export type ResponseCookie = LightMyRequestResponse['cookies'][number];
 
 export function setCookie(response: LightMyRequestResponse, name: string): ResponseCookie | undefined {
   return response.cookies.find((cookie) => cookie.name === name);
+}
+
+/**
+ * A fault in a sign-in's last write: from now on, inserting a session for `deviceId` fails (a
+ * trigger, on either database). Returns what removes the trigger again.
+ */
+export async function refuseSessionsFor(db: Deps['db'], deviceId: string): Promise<() => Promise<void>> {
+  const name = `refuse_sessions_${randomBytes(4).toString('hex')}`;
+  if (TEST_DB === 'postgres') {
+    await sql.raw(`create function ${name}() returns trigger language plpgsql as $$ begin raise exception 'refused'; end $$`).execute(db);
+    await sql
+      .raw(`create trigger ${name} before insert on sessions for each row when (new.device_id = '${deviceId}') execute function ${name}()`)
+      .execute(db);
+    return async () => {
+      await sql.raw(`drop trigger ${name} on sessions`).execute(db);
+      await sql.raw(`drop function ${name}()`).execute(db);
+    };
+  }
+  await sql
+    .raw(`create trigger ${name} before insert on sessions when new.device_id = '${deviceId}' begin select raise(abort, 'refused'); end`)
+    .execute(db);
+  return async () => {
+    await sql.raw(`drop trigger ${name}`).execute(db);
+  };
 }

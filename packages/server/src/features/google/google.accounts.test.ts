@@ -1,10 +1,20 @@
 import { SIGNUP_SOURCES, normalizeEmail } from '@foyer/contract';
 import { describe, expect, it } from 'vitest';
 import { PASSWORD, VERIFY_URL, postJson, postSignUp, signUpBody, signedUp } from '../../../test/account-entry.js';
-import { useGoogleTestApp, signInWithGoogle } from '../../../test/google.js';
+import { EXCHANGE_URL, googleRound, useGoogleTestApp, signInWithGoogle } from '../../../test/google.js';
 import { CLI_META } from '../audit/audit.service.js';
 import { listAuditEvents } from '../audit/audit.repo.js';
-import { createTestUser, dbUnavailable, getSession, newDeviceId, postSignIn, sessionCookieName, setCookie, uniqueEmail } from '../../../test/helpers.js';
+import {
+  createTestUser,
+  dbUnavailable,
+  getSession,
+  newDeviceId,
+  postSignIn,
+  refuseSessionsFor,
+  sessionCookieName,
+  setCookie,
+  uniqueEmail,
+} from '../../../test/helpers.js';
 import { createOrganization } from '../organizations/organizations.service.js';
 import { findUserByEmailKey } from '../users/users.repo.js';
 import { standInSubject } from './stand-in.js';
@@ -144,5 +154,49 @@ describe.skipIf(dbUnavailable)('Google accounts (decision 0019), against a real 
     await t.db.updateTable('users').set({ deactivated_at: t.clock.now() }).where('email_key', '=', normalizeEmail(email)).execute();
     expect((await signInWithGoogle(t, { email })).json()).toEqual({ errorMessage: 'deactivatedAccount' });
     expect((await auditTypes(t, email)).map((event) => event.type).sort()).toEqual(['google.refused', 'google.signup']);
+  });
+
+  /** The callback as the web app sends it, from a browser that holds the session `otter`. */
+  const exchangeFrom = async (email: string, otter: string, deviceId: string) => {
+    const round = await googleRound(t, { email });
+    return postJson(
+      t,
+      EXCHANGE_URL,
+      { authorizationCode: round.code, state: round.state, deviceId },
+      { cookies: { [sessionCookieName(t.config)]: otter } },
+    );
+  };
+
+  it('replaces the session the browser held with the new one', async () => {
+    const email = uniqueEmail('replace');
+    const deviceId = newDeviceId();
+    const first = (await signInWithGoogle(t, { email }, { deviceId })).json<{ otter: string }>().otter;
+    const again = await exchangeFrom(email, first, deviceId);
+    expect(again.statusCode).toBe(200);
+    const second = again.json<{ otter: string }>().otter;
+    expect(second).not.toBe(first);
+    expect((await getSession(t, first, deviceId)).statusCode).toBe(401);
+    expect((await getSession(t, second, deviceId)).statusCode).toBe(200);
+  });
+
+  it('keeps nothing of a sign-in whose new session cannot be written: the old session, the identity and the audit log as they were', async () => {
+    const email = uniqueEmail('fault');
+    const deviceId = newDeviceId();
+    const first = (await signInWithGoogle(t, { email }, { deviceId })).json<{ otter: string }>().otter;
+    const identity = () => t.db.selectFrom('external_identities').select(['last_used_at', 'email']).where('email', '=', email).executeTakeFirstOrThrow();
+    await t.db.updateTable('external_identities').set({ last_used_at: 1 }).where('email', '=', email).execute();
+    const refused = newDeviceId();
+    // A fault in the sign-in's last write, for this device only.
+    const restore = await refuseSessionsFor(t.db, refused);
+    try {
+      const failed = await exchangeFrom(email, first, refused);
+      expect(failed.statusCode).toBe(500);
+      expect(setCookie(failed, sessionCookieName(t.config))).toBeUndefined();
+      expect((await getSession(t, first, deviceId)).statusCode).toBe(200);
+      expect((await identity()).last_used_at).toBe(1);
+      expect((await auditTypes(t, email)).map((event) => event.type)).toEqual(['google.signup']);
+    } finally {
+      await restore();
+    }
   });
 });

@@ -32,13 +32,17 @@ type Refusal = 'ssoRequired' | 'deactivatedAccount' | 'emailNotVerified';
  *   one that was never verified is taken over without anything a stranger may have set on it.
  * Refused: an email whose domain requires SSO (`ssoRequired`), a deactivated account, an email
  * the provider did not vouch for (`emailNotVerified`). Every outcome is audited.
+ *
+ * `complete` writes what the sign-in leads to (the browser's session, or a transfer token) in the
+ * same transaction: one commit for the whole sign-in, and nothing of it kept if any write fails.
  */
-export async function resolveGoogleAccount(
+export async function resolveGoogleAccount<Completed>(
   deps: Deps,
   identity: GoogleIdentity,
   attribution: GoogleAttribution,
   meta: RequestMeta,
-): Promise<GoogleAccount> {
+  complete: (uow: UnitOfWork, account: GoogleAccount) => Promise<Completed>,
+): Promise<GoogleAccount & { completed: Completed }> {
   const emailKey = normalizeEmail(identity.email);
   const refuse = async (reason: Refusal, userId: string | null): Promise<never> => {
     await inTransaction(deps, (uow) => recordAudit(uow, { type: 'google.refused', meta, userId, emailKey, detail: { reason, issuer: identity.issuer } }));
@@ -48,27 +52,31 @@ export async function resolveGoogleAccount(
   // Spec §8: a domain that requires SSO is refused whatever the account (it says nothing of one).
   if (await ssoRequiredFor(deps, emailKey)) return refuse('ssoRequired', null);
 
-  const attempt = () =>
-    inTransaction(deps, async (uow): Promise<GoogleAccount | Refusal | { refused: Refusal; userId: string }> => {
-      const known = await findIdentity(uow.db, identity.issuer, identity.subject);
-      if (known !== undefined) {
-        const user = await findUserById(uow.db, known.user_id);
-        if (user === undefined) throw new AppError('unexpectedError');
-        if (user.deactivated_at !== null) return { refused: 'deactivatedAccount', userId: user.id };
-        await touchIdentity(uow.db, { issuer: identity.issuer, subject: identity.subject, email: identity.email, now: uow.now });
-        await recordAudit(uow, { type: 'google.signin', meta, userId: user.id, emailKey: user.email_key, detail: { issuer: identity.issuer } });
-        return { user, wasSignUp: false };
-      }
-      // An address the provider does not vouch for proves nothing about who owns it: it neither
-      // creates an account (its owner could later not take it back) nor opens one.
-      if (!identity.emailVerified) {
-        const existing = await findUserByEmailKey(uow.db, emailKey);
-        return existing === undefined ? 'emailNotVerified' : { refused: 'emailNotVerified', userId: existing.id };
-      }
+  const resolve = async (uow: UnitOfWork): Promise<GoogleAccount | Refusal | { refused: Refusal; userId: string }> => {
+    const known = await findIdentity(uow.db, identity.issuer, identity.subject);
+    if (known !== undefined) {
+      const user = await findUserById(uow.db, known.user_id);
+      if (user === undefined) throw new AppError('unexpectedError');
+      if (user.deactivated_at !== null) return { refused: 'deactivatedAccount', userId: user.id };
+      await touchIdentity(uow.db, { issuer: identity.issuer, subject: identity.subject, email: identity.email, now: uow.now });
+      await recordAudit(uow, { type: 'google.signin', meta, userId: user.id, emailKey: user.email_key, detail: { issuer: identity.issuer } });
+      return { user, wasSignUp: false };
+    }
+    // An address the provider does not vouch for proves nothing about who owns it: it neither
+    // creates an account (its owner could later not take it back) nor opens one.
+    if (!identity.emailVerified) {
       const existing = await findUserByEmailKey(uow.db, emailKey);
-      if (existing === undefined) return { user: await signUpWithGoogle(uow, identity, emailKey, attribution, meta), wasSignUp: true };
-      if (existing.deactivated_at !== null) return { refused: 'deactivatedAccount', userId: existing.id };
-      return { user: await linkExisting(uow, identity, existing, meta), wasSignUp: false };
+      return existing === undefined ? 'emailNotVerified' : { refused: 'emailNotVerified', userId: existing.id };
+    }
+    const existing = await findUserByEmailKey(uow.db, emailKey);
+    if (existing === undefined) return { user: await signUpWithGoogle(uow, identity, emailKey, attribution, meta), wasSignUp: true };
+    if (existing.deactivated_at !== null) return { refused: 'deactivatedAccount', userId: existing.id };
+    return { user: await linkExisting(uow, identity, existing, meta), wasSignUp: false };
+  };
+  const attempt = () =>
+    inTransaction(deps, async (uow) => {
+      const outcome = await resolve(uow);
+      return typeof outcome === 'object' && 'user' in outcome ? { ...outcome, completed: await complete(uow, outcome) } : outcome;
     });
 
   let outcome: Awaited<ReturnType<typeof attempt>>;

@@ -2,8 +2,8 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { callRoute } from '../../lib/call-route.js';
 import { AppError } from '../../lib/errors.js';
 import { requestMeta } from '../audit/audit.service.js';
-import { readSessionToken, startSession } from '../sessions/sessions.http.js';
-import { endSession } from '../sessions/sessions.service.js';
+import { setSessionCookie } from '../../lib/cookies.js';
+import { readSessionToken } from '../sessions/sessions.http.js';
 import { GoogleClient, googleRedirectUri } from './google.client.js';
 import { exchangeGoogle, startSocialAuth } from './google.service.js';
 
@@ -41,16 +41,14 @@ export const googleRoutes: FastifyPluginAsyncZod = async (app) => {
   callRoute(app, 'googleExchange', {
     summary: 'Exchanges the code Google returned; signs in or up, or answers a transfer token for a native app',
     handler: async (request, reply) => {
-      const result = await exchangeGoogle(app, requireClient(), request.body, requestMeta(request));
+      const result = await exchangeGoogle(app, requireClient(), request.body, requestMeta(request), readSessionToken(request, app));
       if (result.kind === 'transfer') {
         // No session in this browser: the app turns the token into its own (spec §3). `otter` is
         // required by the answer's shape and stays empty.
         return { wasSignUp: result.wasSignUp, otter: '', transferToken: result.transferToken, wasClient: true };
       }
-      // A sign-in replaces whatever session this browser held: no token outlives a new login.
-      await endSession(app, readSessionToken(request, app));
-      const otter = await startSession(app, reply, { userId: result.userId, deviceId: request.body.deviceId });
-      return { wasSignUp: result.wasSignUp, otter, wasClient: false };
+      setSessionCookie(reply, app.config, result.started.token);
+      return { wasSignUp: result.wasSignUp, otter: result.started.token, wasClient: false };
     },
   });
 };

@@ -3,8 +3,10 @@ import type { Deps } from '../../deps.js';
 import { randomToken, sha256Hex } from '../../lib/crypto.js';
 import { AppError } from '../../lib/errors.js';
 import { expirySweep } from '../../lib/expiry-sweep.js';
-import { inTransaction, unitOfWork } from '../../lib/unit-of-work.js';
+import { unitOfWork } from '../../lib/unit-of-work.js';
 import { recordAudit, type RequestMeta } from '../audit/audit.service.js';
+import { deleteSession } from '../sessions/sessions.repo.js';
+import { createSession, sessionIdOf, type StartedSession } from '../sessions/sessions.service.js';
 import { issueToken } from '../tokens/tokens.js';
 import { resolveGoogleAccount, type GoogleAttribution } from './google.accounts.js';
 import type { GoogleClient } from './google.client.js';
@@ -51,15 +53,23 @@ export interface GoogleExchangeInput extends GoogleAttribution {
 }
 
 export type GoogleExchangeResult =
-  { kind: 'session'; userId: string; wasSignUp: boolean } | { kind: 'transfer'; userId: string; wasSignUp: boolean; transferToken: string };
+  | { kind: 'session'; userId: string; wasSignUp: boolean; started: StartedSession }
+  | { kind: 'transfer'; userId: string; wasSignUp: boolean; transferToken: string };
 
 /**
  * Spec §7, the Google code exchange. The state is spent first (single use, 10 minutes), then the
- * code is exchanged and the ID token validated, then the account is found or made. A client that
- * asked for a transfer token (native app, browser extension: spec §3) gets a one-time token to
- * hand to the app instead of a session in this browser.
+ * code is exchanged and the ID token validated, then the account is found or made. A browser gets
+ * a new session, which replaces the one it presented (`previousToken`: no token outlives a new
+ * login); a client that asked for a transfer token (native app, browser extension: spec §3) gets
+ * a one-time token to hand to the app instead. Either is written in the account's transaction.
  */
-export async function exchangeGoogle(deps: Deps, google: GoogleClient, input: GoogleExchangeInput, meta: RequestMeta): Promise<GoogleExchangeResult> {
+export async function exchangeGoogle(
+  deps: Deps,
+  google: GoogleClient,
+  input: GoogleExchangeInput,
+  meta: RequestMeta,
+  previousToken: string | undefined,
+): Promise<GoogleExchangeResult> {
   const { db, now } = unitOfWork(deps);
   const waiting = await spendSocialAuthState(db, sha256Hex(input.state), now);
   if (waiting === undefined) throw new AppError('invalidState');
@@ -76,12 +86,15 @@ export async function exchangeGoogle(deps: Deps, google: GoogleClient, input: Go
     hubspotToken: input.hubspotToken,
     isMarketingTest: input.isMarketingTest,
   };
-  const { user, wasSignUp } = await resolveGoogleAccount(deps, identity, attribution, meta);
-  if (input.useTransferToken !== true) return { kind: 'session', userId: user.id, wasSignUp };
-  const transferToken = await inTransaction(deps, async (uow) => {
-    const token = await issueToken(uow, { userId: user.id, purpose: 'transfer' });
-    await recordAudit(uow, { type: 'transfer.issued', meta, userId: user.id, emailKey: user.email_key, detail: { via: 'google' } });
-    return token;
+  const { user, wasSignUp, completed } = await resolveGoogleAccount(deps, identity, attribution, meta, async (uow, { user }) => {
+    if (input.useTransferToken === true) {
+      const transferToken = await issueToken(uow, { userId: user.id, purpose: 'transfer' });
+      await recordAudit(uow, { type: 'transfer.issued', meta, userId: user.id, emailKey: user.email_key, detail: { via: 'google' } });
+      return { kind: 'transfer' as const, transferToken };
+    }
+    const previous = sessionIdOf(previousToken);
+    if (previous !== undefined) await deleteSession(uow.db, previous);
+    return { kind: 'session' as const, started: await createSession(uow, deps.config, { userId: user.id, deviceId: input.deviceId }) };
   });
-  return { kind: 'transfer', userId: user.id, wasSignUp, transferToken };
+  return { ...completed, userId: user.id, wasSignUp };
 }

@@ -1,16 +1,15 @@
 import { API_BASE, CALLS, DEVICE_ID_HEADER } from '@foyer/contract';
 import { serializerCompiler } from 'fastify-type-provider-zod';
-import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import {
   DAY,
   HOUR,
   MINUTE,
-  TEST_DB,
   createTestUser,
   dbUnavailable,
   getSession,
   newDeviceId,
+  refuseSessionsFor,
   sessionCookieName,
   setCookie,
   signIn,
@@ -196,16 +195,7 @@ describe.skipIf(dbUnavailable)('sessions', () => {
     const first = await signIn(t.app, account);
     const refused = newDeviceId();
     // A fault in the last of the success's writes, on this device only.
-    if (TEST_DB === 'postgres') {
-      await sql`create function refuse_session() returns trigger language plpgsql as $$ begin raise exception 'refused'; end $$`.execute(t.db);
-      await sql
-        .raw(`create trigger refuse_session before insert on sessions for each row when (new.device_id = '${refused}') execute function refuse_session()`)
-        .execute(t.db);
-    } else {
-      await sql
-        .raw(`create trigger refuse_session before insert on sessions when new.device_id = '${refused}' begin select raise(abort, 'refused'); end`)
-        .execute(t.db);
-    }
+    const restore = await refuseSessionsFor(t.db, refused);
     try {
       const pair = xsrf();
       const post = (hashPassword: string) =>
@@ -226,7 +216,7 @@ describe.skipIf(dbUnavailable)('sessions', () => {
       expect(await listAuditEvents(t.db, { emailKey: account.email, type: 'signin.success' })).toHaveLength(1);
       expect((await getSession(t, first.otter, first.deviceId)).statusCode).toBe(200);
     } finally {
-      await sql`drop trigger refuse_session${sql.raw(TEST_DB === 'postgres' ? ' on sessions' : '')}`.execute(t.db);
+      await restore();
     }
   });
 
