@@ -275,24 +275,20 @@ export function setCookie(response: LightMyRequestResponse, name: string): Respo
 }
 
 /**
- * A fault in a sign-in's last write: from now on, inserting a session for `deviceId` fails (a
- * trigger, on either database). Returns what removes the trigger again.
+ * A fault in one write: from now on, inserting a row into `table` for which `when` holds (an SQL
+ * condition on `new.<column>`) fails, on either database (a trigger). Returns what removes it.
  */
-export async function refuseSessionsFor(db: Deps['db'], deviceId: string): Promise<() => Promise<void>> {
-  const name = `refuse_sessions_${randomBytes(4).toString('hex')}`;
+export async function refuseInserts(db: Deps['db'], table: 'sessions' | 'email_tokens', when: string): Promise<() => Promise<void>> {
+  const name = `refuse_${table}_${randomBytes(4).toString('hex')}`;
   if (TEST_DB === 'postgres') {
     await sql.raw(`create function ${name}() returns trigger language plpgsql as $$ begin raise exception 'refused'; end $$`).execute(db);
-    await sql
-      .raw(`create trigger ${name} before insert on sessions for each row when (new.device_id = '${deviceId}') execute function ${name}()`)
-      .execute(db);
+    await sql.raw(`create trigger ${name} before insert on ${table} for each row when (${when}) execute function ${name}()`).execute(db);
     return async () => {
-      await sql.raw(`drop trigger ${name} on sessions`).execute(db);
+      await sql.raw(`drop trigger ${name} on ${table}`).execute(db);
       await sql.raw(`drop function ${name}()`).execute(db);
     };
   }
-  await sql
-    .raw(`create trigger ${name} before insert on sessions when new.device_id = '${deviceId}' begin select raise(abort, 'refused'); end`)
-    .execute(db);
+  await sql.raw(`create trigger ${name} before insert on ${table} when ${when} begin select raise(abort, 'refused'); end`).execute(db);
   return async () => {
     await sql.raw(`drop trigger ${name}`).execute(db);
   };

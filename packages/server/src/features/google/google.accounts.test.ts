@@ -10,7 +10,7 @@ import {
   getSession,
   newDeviceId,
   postSignIn,
-  refuseSessionsFor,
+  refuseInserts,
   sessionCookieName,
   setCookie,
   uniqueEmail,
@@ -187,7 +187,7 @@ describe.skipIf(dbUnavailable)('Google accounts (decision 0019), against a real 
     await t.db.updateTable('external_identities').set({ last_used_at: 1 }).where('email', '=', email).execute();
     const refused = newDeviceId();
     // A fault in the sign-in's last write, for this device only.
-    const restore = await refuseSessionsFor(t.db, refused);
+    const restore = await refuseInserts(t.db, 'sessions', `new.device_id = '${refused}'`);
     try {
       const failed = await exchangeFrom(email, first, refused);
       expect(failed.statusCode).toBe(500);

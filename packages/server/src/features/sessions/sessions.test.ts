@@ -9,7 +9,7 @@ import {
   dbUnavailable,
   getSession,
   newDeviceId,
-  refuseSessionsFor,
+  refuseInserts,
   sessionCookieName,
   setCookie,
   signIn,
@@ -195,7 +195,7 @@ describe.skipIf(dbUnavailable)('sessions', () => {
     const first = await signIn(t.app, account);
     const refused = newDeviceId();
     // A fault in the last of the success's writes, on this device only.
-    const restore = await refuseSessionsFor(t.db, refused);
+    const restore = await refuseInserts(t.db, 'sessions', `new.device_id = '${refused}'`);
     try {
       const pair = xsrf();
       const post = (hashPassword: string) =>

@@ -23,6 +23,11 @@ export interface SsoIdentity {
   familyName?: string | undefined;
 }
 
+export interface SsoAccount {
+  user: UserRow;
+  wasSignUp: boolean;
+}
+
 /** The identity key of a connection in `external_identities`: (connection, NameID or subject). */
 export function ssoIssuerKey(connectionId: string): string {
   return `sso:${connectionId}`;
@@ -40,61 +45,67 @@ export function ssoIssuerKey(connectionId: string): string {
  * - otherwise a new verified member, only for a domain this organisation claimed (another
  *   organisation's domain: 1001; an unclaimed one: 1003): a provider is trusted for its own
  *   company's addresses, never to mint accounts for anyone else's.
+ * `complete` writes what the sign-in leads to (the transfer token) in the same transaction.
  */
-export async function resolveSsoAccount(
+export async function resolveSsoAccount<Completed>(
   deps: Deps,
   connection: SsoConnectionRow,
   identity: SsoIdentity,
   meta: RequestMeta,
-): Promise<{ user: UserRow; wasSignUp: boolean }> {
+  complete: (uow: UnitOfWork, account: SsoAccount) => Promise<Completed>,
+): Promise<SsoAccount & { completed: Completed }> {
   const email = identity.email?.trim();
   if (email === undefined || !isValidEmail(email)) throw new SsoFailure('1003', 'the provider asserted no usable email');
   const emailKey = normalizeEmail(email);
   const issuer = ssoIssuerKey(connection.id);
   const orgId = connection.org_id;
 
+  const resolve = async (uow: UnitOfWork): Promise<SsoAccount> => {
+    const domainOwner = (await findDomain(uow.db, emailDomain(emailKey)))?.org_id;
+    const known = await findIdentity(uow.db, issuer, identity.subject);
+    if (known !== undefined) {
+      const user = await findUserById(uow.db, known.user_id);
+      if (user === undefined || user.org_id !== orgId || user.deactivated_at !== null) throw new SsoFailure('1001', 'no longer an active member');
+      let current = user;
+      if (user.email_key !== emailKey) {
+        if ((await findUserByEmailKey(uow.db, emailKey)) !== undefined) throw new SsoFailure('1004', 'the new email belongs to another account');
+        if (domainOwner !== orgId) throw new SsoFailure('1003', "the new email's domain is not the organisation's");
+        await uow.db.updateTable('users').set({ email, email_key: emailKey, updated_at: uow.now }).where('id', '=', user.id).execute();
+        current = { ...user, email, email_key: emailKey };
+      }
+      await touchIdentity(uow.db, { issuer, subject: identity.subject, email, now: uow.now });
+      await recordAudit(uow, { type: 'sso.signin', meta, userId: user.id, emailKey, detail: { connectionId: connection.id } });
+      return { user: current, wasSignUp: false };
+    }
+    const existing = await findUserByEmailKey(uow.db, emailKey);
+    if (existing !== undefined) {
+      if (existing.org_id !== orgId || existing.deactivated_at !== null)
+        throw new SsoFailure('1001', 'the account is not an active member of the organisation');
+      return { user: await link(uow, connection, identity, existing, meta), wasSignUp: false };
+    }
+    if (domainOwner !== orgId) {
+      throw domainOwner === undefined
+        ? new SsoFailure('1003', "the email's domain is not the organisation's")
+        : new SsoFailure('1001', "the email's domain belongs to another organisation");
+    }
+    const user = newUserRow({
+      email,
+      emailKey,
+      firstName: identity.givenName ?? null,
+      lastName: identity.familyName ?? null,
+      verifiedAt: uow.now,
+      orgId,
+      now: uow.now,
+    });
+    await insertUser(uow.db, user);
+    await insertIdentity(uow.db, { issuer, subject: identity.subject, user_id: user.id, email, created_at: uow.now, last_used_at: uow.now });
+    await recordAudit(uow, { type: 'sso.signup', meta, userId: user.id, emailKey, detail: { connectionId: connection.id } });
+    return { user, wasSignUp: true };
+  };
   const attempt = () =>
     inTransaction(deps, async (uow) => {
-      const domainOwner = (await findDomain(uow.db, emailDomain(emailKey)))?.org_id;
-      const known = await findIdentity(uow.db, issuer, identity.subject);
-      if (known !== undefined) {
-        const user = await findUserById(uow.db, known.user_id);
-        if (user === undefined || user.org_id !== orgId || user.deactivated_at !== null) throw new SsoFailure('1001', 'no longer an active member');
-        let current = user;
-        if (user.email_key !== emailKey) {
-          if ((await findUserByEmailKey(uow.db, emailKey)) !== undefined) throw new SsoFailure('1004', 'the new email belongs to another account');
-          if (domainOwner !== orgId) throw new SsoFailure('1003', "the new email's domain is not the organisation's");
-          await uow.db.updateTable('users').set({ email, email_key: emailKey, updated_at: uow.now }).where('id', '=', user.id).execute();
-          current = { ...user, email, email_key: emailKey };
-        }
-        await touchIdentity(uow.db, { issuer, subject: identity.subject, email, now: uow.now });
-        await recordAudit(uow, { type: 'sso.signin', meta, userId: user.id, emailKey, detail: { connectionId: connection.id } });
-        return { user: current, wasSignUp: false };
-      }
-      const existing = await findUserByEmailKey(uow.db, emailKey);
-      if (existing !== undefined) {
-        if (existing.org_id !== orgId || existing.deactivated_at !== null)
-          throw new SsoFailure('1001', 'the account is not an active member of the organisation');
-        return { user: await link(uow, connection, identity, existing, meta), wasSignUp: false };
-      }
-      if (domainOwner !== orgId) {
-        throw domainOwner === undefined
-          ? new SsoFailure('1003', "the email's domain is not the organisation's")
-          : new SsoFailure('1001', "the email's domain belongs to another organisation");
-      }
-      const user = newUserRow({
-        email,
-        emailKey,
-        firstName: identity.givenName ?? null,
-        lastName: identity.familyName ?? null,
-        verifiedAt: uow.now,
-        orgId,
-        now: uow.now,
-      });
-      await insertUser(uow.db, user);
-      await insertIdentity(uow.db, { issuer, subject: identity.subject, user_id: user.id, email, created_at: uow.now, last_used_at: uow.now });
-      await recordAudit(uow, { type: 'sso.signup', meta, userId: user.id, emailKey, detail: { connectionId: connection.id } });
-      return { user, wasSignUp: true };
+      const account = await resolve(uow);
+      return { ...account, completed: await complete(uow, account) };
     });
 
   try {

@@ -3,7 +3,7 @@ import { buildApp } from '../../app.js';
 import { CLI_META } from '../audit/audit.service.js';
 import { listAuditEvents } from '../audit/audit.repo.js';
 import { createOrganization } from '../organizations/organizations.service.js';
-import { createTestUser, dbUnavailable, getSession, MINUTE, newDeviceId, uniqueEmail, useTestApp } from '../../../test/helpers.js';
+import { createTestUser, dbUnavailable, getSession, MINUTE, newDeviceId, refuseInserts, uniqueEmail, useTestApp } from '../../../test/helpers.js';
 import {
   ATTACKER_KEYS,
   IDP_KEYS,
@@ -99,6 +99,21 @@ describe.skipIf(dbUnavailable)('company SSO over SAML: the assertion consumer (d
       expect((await getSession(t, otter, deviceId)).statusCode).toBe(401); // bound to the exchanging device
       expect((await exchange(t, token)).json()).toEqual({ errorMessage: 'ssoTransferFailed' });
       expect((await listAuditEvents(t.db, { emailKey: email, type: 'sso.signup' })).length).toBe(1);
+    });
+
+    it('keeps nothing of a sign-in whose transfer token cannot be written: no member, no identity, no audit of it', async () => {
+      const { corp, email, base } = await startedAndKnown();
+      const restore = await refuseInserts(t.db, 'email_tokens', "new.purpose = 'transfer'");
+      try {
+        const failed = await postAcs(t, corp.urls.acs, signedResponse(base));
+        expect(String(failed.headers.location ?? '')).not.toContain('transferToken');
+      } finally {
+        await restore();
+      }
+      expect(await t.db.selectFrom('users').select('id').where('email_key', '=', email).executeTakeFirst()).toBeUndefined();
+      const identities = await t.db.selectFrom('external_identities').select('subject').where('subject', '=', base.nameId).execute();
+      expect(identities).toEqual([]);
+      expect(await listAuditEvents(t.db, { emailKey: email, type: 'sso.signup' })).toEqual([]);
     });
 
     it('signs the same NameID in again and follows a new email of the organisation', async () => {

@@ -182,8 +182,7 @@ export async function completeSso(
   request: { clientKind: string | null; returnUrl: string | null },
   meta: RequestMeta,
 ): Promise<string> {
-  const { user } = await resolveSsoAccount(deps, connection, identity, meta);
-  const transferToken = await inTransaction(deps, async (uow) => {
+  const { completed: transferToken } = await resolveSsoAccount(deps, connection, identity, meta, async (uow, { user }) => {
     const token = await issueToken(uow, { userId: user.id, purpose: 'transfer' });
     await recordAudit(uow, {
       type: 'transfer.issued',
