@@ -1,10 +1,9 @@
 import { DEVICE_ID_HEADER } from '@foyer/contract';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../lib/errors.js';
-import { unitOfWork } from '../../lib/unit-of-work.js';
-import { sessionCookieName, setSessionCookie } from '../../lib/cookies.js';
-import { authenticate, createSession, type ActiveSession } from './sessions.service.js';
+import { sessionCookieName } from '../../lib/cookies.js';
+import { authenticate, type ActiveSession } from './sessions.service.js';
 
 const DEVICE_HEADER = DEVICE_ID_HEADER.toLowerCase();
 
@@ -36,15 +35,4 @@ export async function requireSession(deps: Pick<Deps, 'db' | 'config' | 'clock'>
   const session = await currentSession(deps, request);
   if (session === null) throw new AppError('notSignedIn');
   return session;
-}
-
-/** Creates a session and sets its cookie; returns the token for the body (spec §7: otter). */
-export async function startSession(
-  deps: Pick<Deps, 'db' | 'config' | 'clock'>,
-  reply: FastifyReply,
-  input: { userId: string; deviceId: string },
-): Promise<string> {
-  const { token } = await createSession(unitOfWork(deps), deps.config, input);
-  setSessionCookie(reply, deps.config, token);
-  return token;
 }
