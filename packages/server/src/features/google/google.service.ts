@@ -5,8 +5,7 @@ import { AppError } from '../../lib/errors.js';
 import { expirySweep } from '../../lib/expiry-sweep.js';
 import { unitOfWork } from '../../lib/unit-of-work.js';
 import { recordAudit, type RequestMeta } from '../audit/audit.service.js';
-import { deleteSession } from '../sessions/sessions.repo.js';
-import { createSession, sessionIdOf, type StartedSession } from '../sessions/sessions.service.js';
+import { createSession, endSession, type StartedSession } from '../sessions/sessions.service.js';
 import { issueToken } from '../tokens/tokens.js';
 import { resolveGoogleAccount, type GoogleAttribution } from './google.accounts.js';
 import type { GoogleClient } from './google.client.js';
@@ -92,8 +91,7 @@ export async function exchangeGoogle(
       await recordAudit(uow, { type: 'transfer.issued', meta, userId: user.id, emailKey: user.email_key, detail: { via: 'google' } });
       return { kind: 'transfer' as const, transferToken };
     }
-    const previous = sessionIdOf(previousToken);
-    if (previous !== undefined) await deleteSession(uow.db, previous);
+    await endSession(uow, previousToken);
     return { kind: 'session' as const, started: await createSession(uow, deps.config, { userId: user.id, deviceId: input.deviceId }) };
   });
   return { ...completed, userId: user.id, wasSignUp };
