@@ -29,12 +29,20 @@ import { runLighthouse } from './lib/lighthouse.mjs';
 import { drain, loadChunk, summarize } from './lib/load.mjs';
 import { machineInfo, waitForQuiet } from './lib/machine.mjs';
 import { scrapeFoyer } from './lib/metrics.mjs';
-import { betterAuthVersion, startBetterAuth, startFixedAnswer, startForumFloor, startGoogleProvider, startVerifyOnly } from './lib/peer.mjs';
+import {
+  betterAuthVersion,
+  startBetterAuth,
+  startFixedAnswer,
+  startForumFloor,
+  startGoogleFloor,
+  startGoogleProvider,
+  startVerifyOnly,
+} from './lib/peer.mjs';
 import { freePort, rssBytes, RssSampler, sleep, stopChild } from './lib/proc.mjs';
 import { BUDGETS, loadRows, renderTable, webRows } from './lib/report.mjs';
 import { samlIdp } from './lib/saml-idp.mjs';
 import { SAML_FLOOR_THREADS, startSamlWorker } from './lib/saml-raw.mjs';
-import { benchUsers, betterAuth, foyer, forumRequestBody, preflight } from './lib/scenarios.mjs';
+import { benchUsers, betterAuth, foyer, forumRequestBody, googleCallback, preflight } from './lib/scenarios.mjs';
 import { CHROMIUM_PATH, measureWebWeight } from './lib/web-weight.mjs';
 
 const USAGE = `Usage: npm run bench -- [options]
@@ -443,6 +451,21 @@ async function launchFixedAnswer(sessionScenario) {
   };
 }
 
+/**
+ * The Google callback's floor: the code redeemed at the same provider over https and the ID token
+ * validated, in a bare server, loaded as Foyer's callback is (codes obtained beforehand).
+ */
+async function launchGoogleFloor(users, google) {
+  const port = await freePort();
+  const child = await startGoogleFloor({ port, google });
+  children.add(child);
+  return {
+    name: 'Google callback floor',
+    child,
+    scenario: await googleCallback(`http://127.0.0.1:${port}`, users, { 'content-type': 'application/json' }, google),
+  };
+}
+
 /** The DiscourseConnect floor, answering for the first seeded account as Foyer does. */
 async function launchForumFloor(users) {
   const port = await freePort();
@@ -581,26 +604,42 @@ async function pass(kind, users, peer) {
     }
 
     if (selected('google')) {
-      // Decision 0019's callback beside its ID-token validation alone, at the same concurrency.
-      const floor = startIdTokenWorker({ issuer: server.google.issuer, clientId: server.google.clientId });
+      // Decision 0019's callback beside its floor (the code exchange and the ID token's validation
+      // in a bare server, at the same provider) and, for context, the validation alone.
+      const validation = startIdTokenWorker({ issuer: server.google.issuer, clientId: server.google.clientId });
+      let googleFloor = null;
       try {
-        const parts = [
-          { key: 'floor.google', system: 'RS256 ID token', name: 'validation', raw: floor, concurrency: CONNECTIONS.google },
-          {
-            key: 'foyer.google',
-            system: server.name,
+        const parts = [{ key: 'floor.googleValidation', system: 'RS256 ID token', name: 'validation', raw: validation, concurrency: CONNECTIONS.google }];
+        try {
+          googleFloor = await launchGoogleFloor(users, server.google);
+          parts.push({
+            key: 'floor.google',
+            system: googleFloor.name,
             name: 'google',
-            scenario: server.scenarios.google,
-            pid: server.child.pid,
+            scenario: googleFloor.scenario,
+            pid: googleFloor.child.pid,
             helperPids: [server.google.child.pid],
-            metrics: server.metrics,
-          },
-        ];
+          });
+        } catch (error) {
+          log(`the Google callback floor could not start: ${error.message}`);
+          failures.push({ scenario: 'Google callback floor', message: error.message });
+        }
+        parts.push({
+          key: 'foyer.google',
+          system: server.name,
+          name: 'google',
+          scenario: server.scenarios.google,
+          pid: server.child.pid,
+          helperPids: [server.google.child.pid],
+          metrics: server.metrics,
+        });
         const google = await phase(`${server.name} Google phase`, parts, { database: kind === 'postgres' ? 'postgres' : undefined });
         result.loads.google = google['foyer.google'] ?? null;
         result.googleFloor = google['floor.google'] ?? null;
+        result.googleValidation = google['floor.googleValidation'] ?? null;
       } finally {
-        floor.stop();
+        validation.stop();
+        await stop(googleFloor);
       }
     }
 
@@ -797,7 +836,7 @@ async function main() {
   results.seconds = Math.round((Date.now() - started) / 1000);
 
   const others = [results.foyer.sqlite, results.foyer.postgres, results.peers.sqlite, results.peers.postgres]
-    .flatMap((p) => [...Object.values(p?.loads ?? {}), p?.rawRate, p?.googleFloor, p?.samlFloor])
+    .flatMap((p) => [...Object.values(p?.loads ?? {}), p?.rawRate, p?.googleFloor, p?.googleValidation, p?.samlFloor])
     .filter(Boolean);
   const noise = others.map((load) => load.otherCoresMax).filter((value) => typeof value === 'number');
   const redone = REDO_BUDGET - redoBudget;

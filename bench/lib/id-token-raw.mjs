@@ -1,4 +1,5 @@
-// The floor of a Google callback: the cryptography it cannot do without, alone. An ID token as
+// The Google callback's own cryptography alone, for context beside the callback and its floor
+// (peer/google-floor-server.mjs, which also redeems the code at the provider). An ID token as
 // the provider issues it (RS256 JWS, RSA-2048, the claims of scopes openid email profile, a nonce)
 // validated as openid-client does it (oauth4webapi): the header and payload decoded from
 // base64url and parsed, the signature checked with WebCrypto (`crypto.subtle.verify`, on the
@@ -8,14 +9,12 @@
 // As a script, one measurement: node bench/lib/id-token-raw.mjs [seconds=10] [concurrency=8]
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import { RS256, validIdToken } from './id-token-checks.mjs';
 import { serveMeasurements, startWorker, summarizeRaw } from './raw-worker.mjs';
 
 const { subtle } = globalThis.crypto;
-const RS256 = { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' };
-const CLOCK_TOLERANCE_S = 30;
 
 const base64url = (bytes) => Buffer.from(bytes).toString('base64url');
-const json = (part) => JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
 
 /** A signed ID token like the provider's, and the check of one, as a function of no arguments. */
 async function prepare({ issuer = 'https://127.0.0.1:8794', clientId = 'foyer-bench' } = {}) {
@@ -49,30 +48,13 @@ async function prepare({ issuer = 'https://127.0.0.1:8794', clientId = 'foyer-be
   // The client imports the provider's key from its JWKS once and keeps it.
   const key = await subtle.importKey('jwk', await subtle.exportKey('jwk', publicKey), RS256, true, ['verify']);
 
-  return async function validate() {
-    const [protectedHeader, body, sig] = token.split('.');
-    const { alg, kid: keyId } = json(protectedHeader);
-    if (alg !== 'RS256' || keyId !== kid) return false;
-    const claims = json(body);
-    if (!(await subtle.verify(RS256, key, Buffer.from(sig, 'base64url'), Buffer.from(`${protectedHeader}.${body}`)))) return false;
-    const at = Math.floor(Date.now() / 1000);
-    const audiences = Array.isArray(claims.aud) ? claims.aud : [claims.aud];
-    return (
-      claims.iss === issuer &&
-      audiences.includes(clientId) &&
-      (claims.azp === undefined || claims.azp === clientId) &&
-      typeof claims.exp === 'number' &&
-      claims.exp > at - CLOCK_TOLERANCE_S &&
-      typeof claims.iat === 'number' &&
-      typeof claims.sub === 'string' &&
-      claims.nonce === nonce
-    );
-  };
+  const keyOf = (keyId) => (keyId === kid ? key : undefined);
+  return () => validIdToken(token, { issuer, clientId, nonce, keyOf });
 }
 
-/** The floor's process, measured in chunks (raw-worker.mjs). */
+/** The loop's process, measured in chunks (raw-worker.mjs). */
 export function startIdTokenWorker(setup = {}) {
-  return startWorker(fileURLToPath(import.meta.url), setup, 'the ID-token floor');
+  return startWorker(fileURLToPath(import.meta.url), setup, 'the ID-token validation loop');
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

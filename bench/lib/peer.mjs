@@ -102,6 +102,27 @@ export function startForumFloor({ port, secret, user }) {
 }
 
 /**
+ * The Google callback's floor (bench/peer/google-floor-server.mjs), a client of the provider
+ * `google` (its issuer, client, certificate and Foyer's redirect URI, which the provider accepts).
+ */
+export function startGoogleFloor({ port, google }) {
+  return startReady(
+    'google-floor-server.mjs',
+    {
+      NODE_ENV: 'production',
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      ISSUER: google.issuer,
+      CLIENT_ID: google.clientId,
+      CLIENT_SECRET: google.clientSecret,
+      REDIRECT_URI: google.redirectUri,
+      CA_FILE: google.caFile,
+    },
+    'the Google callback floor',
+  );
+}
+
+/**
  * The Google provider (bench/peer/google-provider.mjs) over https with this certificate, for a
  * client whose redirect URI is `redirectUri`; `child.ready` holds its issuer, client id and secret.
  */

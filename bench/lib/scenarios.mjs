@@ -75,9 +75,10 @@ const forumAnswered = (forum) => (status, text) => status === 200 && text.starts
  * the provider), so that each request spends its state, exchanges the code at the provider's
  * token endpoint over https (PKCE, client_secret_basic), validates the ID token and starts a
  * session. The seeded accounts take turns; the first Google sign-in of each, which links it to its
- * Google identity, is made here and not measured.
+ * Google identity, is made here and not measured. The Google floor (peer/google-floor-server.mjs)
+ * answers the same two calls and is loaded the same way.
  */
-async function googleCallback(baseUrl, users, postHeaders, google) {
+export async function googleCallback(baseUrl, users, postHeaders, google) {
   const browser = new ProviderBrowser({ ca: google.ca, redirectUri: google.redirectUri });
   let turn = 0;
   const nextCallback = async (user = users[turn++ % users.length]) => {
