@@ -1,8 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { TEST_DB } from '../../test/helpers.js';
-import { fullCollection, IDLE_GROWTH_BYTES, IdleCollector } from './idle-collection.js';
+import { fullCollection, IDLE_GROWTH_BYTES, IDLE_LOOKS, IdleCollector } from './idle-collection.js';
 
 const MB = 1024 * 1024;
+
+/** `looks` looks at the collector; what each answered. */
+async function look(collector: IdleCollector, looks: number): Promise<boolean[]> {
+  const answers: boolean[] = [];
+  for (let index = 0; index < looks; index++) answers.push(await collector.check());
+  return answers;
+}
+
+/** The looks of a quiet spell long enough to collect: only the last may collect. */
+const quietSpell = (collected: boolean) => [...Array<boolean>(IDLE_LOOKS - 1).fill(false), collected];
 
 /**
  * A service whose busy share and heap the test sets; `collect` drops the heap to `afterCollect`.
@@ -27,13 +37,13 @@ async function service(initialHeap: number, initialCommitted = initialHeap) {
       state.committed = state.committedAfterCollect;
     },
   });
-  await collector.check();
+  await look(collector, IDLE_LOOKS);
   state.collections = 0;
   return { state, collector };
 }
 
 describe('IdleCollector (decision 0029)', () => {
-  it('collects what starting up left at the first idle moment', async () => {
+  it('collects what starting up left once the service has been quiet for a while', async () => {
     let heap = 50 * MB;
     const collections: number[] = [];
     const collector = new IdleCollector({
@@ -45,7 +55,7 @@ describe('IdleCollector (decision 0029)', () => {
         heap = 38 * MB;
       },
     });
-    expect(await collector.check()).toBe(true);
+    expect(await look(collector, IDLE_LOOKS)).toEqual(quietSpell(true));
     expect(await collector.check()).toBe(false);
     expect(collections).toEqual([50 * MB]);
   });
@@ -57,12 +67,25 @@ describe('IdleCollector (decision 0029)', () => {
     expect(await collector.check()).toBe(false);
     state.utilization = 0.01;
     state.afterCollect = 45 * MB;
-    expect(await collector.check()).toBe(true);
+    expect(await look(collector, IDLE_LOOKS)).toEqual(quietSpell(true));
     expect(state.collections).toBe(1);
     expect(await collector.check()).toBe(false);
     state.heap = 45 * MB + IDLE_GROWTH_BYTES;
     expect(await collector.check()).toBe(true);
     expect(state.collections).toBe(2);
+  });
+
+  it('does not collect in lulls between busy intervals, however large the heap', async () => {
+    const { state, collector } = await service(40 * MB);
+    state.heap = 400 * MB;
+    for (let burst = 0; burst < 5; burst++) {
+      state.utilization = 0.6;
+      expect(await collector.check()).toBe(false);
+      state.utilization = 0;
+      expect(await look(collector, IDLE_LOOKS - 1)).toEqual(Array<boolean>(IDLE_LOOKS - 1).fill(false));
+    }
+    expect(state.collections).toBe(0);
+    expect(await collector.check()).toBe(true);
   });
 
   it('leaves a busy service to V8, however large its heap', async () => {
@@ -80,7 +103,7 @@ describe('IdleCollector (decision 0029)', () => {
     await collector.check();
     state.utilization = 0;
     state.heap = 40 * MB + IDLE_GROWTH_BYTES - 1;
-    expect(await collector.check()).toBe(false);
+    expect(await look(collector, IDLE_LOOKS)).toEqual(quietSpell(false));
     state.heap = 40 * MB + IDLE_GROWTH_BYTES;
     expect(await collector.check()).toBe(true);
   });
@@ -94,7 +117,7 @@ describe('IdleCollector (decision 0029)', () => {
     state.utilization = 0;
     state.afterCollect = 38 * MB;
     state.committedAfterCollect = 64 * MB;
-    expect(await collector.check()).toBe(true);
+    expect(await look(collector, IDLE_LOOKS)).toEqual(quietSpell(true));
     expect(state.committed).toBe(64 * MB);
     expect(await collector.check()).toBe(false);
     // Pages a collection cannot give back are not tried again every interval.
@@ -119,6 +142,7 @@ describe('IdleCollector (decision 0029)', () => {
       },
     });
     heap = 200 * MB;
+    expect(await look(collector, IDLE_LOOKS - 1)).toEqual(Array<boolean>(IDLE_LOOKS - 1).fill(false));
     const first = collector.check();
     expect(await collector.check()).toBe(false);
     heap = 40 * MB;

@@ -9,6 +9,12 @@ export const IDLE_CHECK_MS = 2_000;
 export const IDLE_UTILIZATION = 0.05;
 /** Heap growth since the last collection that is worth giving back. */
 export const IDLE_GROWTH_BYTES = 16 * 1024 * 1024;
+/**
+ * Idle looks in a row before a collection (6 s): a lull between requests is not a quiet service.
+ * A full collection discards much of the optimised code (its embedded objects die), so a
+ * collection in every short lull makes the next requests run unoptimised and recompile.
+ */
+export const IDLE_LOOKS = 3;
 
 export interface IdleCollectorParts {
   /** The event loop's busy share since the previous call (0 to 1). */
@@ -28,8 +34,8 @@ export interface IdleCollectorParts {
  * parse into large documents). V8's own memory reducer waits for a low allocation rate on 8 s
  * timers and, in the bench's runs, often had not started by then.
  *
- * So when the event loop was all but idle for a whole interval and the heap grew by
- * `IDLE_GROWTH_BYTES` since the last collection, the service runs one full collection. Growth of
+ * So when the event loop was all but idle for `IDLE_LOOKS` whole intervals in a row and the heap
+ * grew by `IDLE_GROWTH_BYTES` since the last collection, the service runs one full collection. Growth of
  * the committed heap counts as well: V8's own collections during a burst can bring the use down
  * while the burst's pages stay committed (a bench run settled with 52 MB in use of 117 MB
  * committed); a compacting collection gives those pages back. A busy
@@ -46,19 +52,22 @@ export class IdleCollector {
   /** The same for the committed heap: after the last collection, lowered by V8's own. */
   private committedBaseline = 0;
   private collecting = false;
+  /** Idle looks since the last busy one. */
+  private quietLooks = 0;
 
   constructor(private readonly parts: IdleCollectorParts) {}
 
   /** One look; resolves when a collection it started has finished. True when it collected. */
   async check(): Promise<boolean> {
     const busy = this.parts.utilization() >= IDLE_UTILIZATION;
+    this.quietLooks = busy ? 0 : this.quietLooks + 1;
     const used = this.parts.heapUsed();
     const committed = this.parts.heapCommitted();
     // V8's own collections lower the marks too: growth is counted from the lowest seen.
     this.baseline = Math.min(this.baseline, used);
     this.committedBaseline = Math.min(this.committedBaseline, committed);
     const grew = used - this.baseline >= IDLE_GROWTH_BYTES || committed - this.committedBaseline >= IDLE_GROWTH_BYTES;
-    if (busy || this.collecting || !grew) return false;
+    if (this.quietLooks < IDLE_LOOKS || this.collecting || !grew) return false;
     this.collecting = true;
     try {
       await this.parts.collect();
