@@ -1,4 +1,5 @@
 import type { Selectable } from 'kysely';
+import { preparedStatement } from '../../db/prepared.js';
 import type { Db, ExternalIdentitiesTable, SocialAuthStatesTable } from '../../db/schema.js';
 
 export type SocialAuthStateRow = Selectable<SocialAuthStatesTable>;
@@ -8,20 +9,24 @@ export async function insertSocialAuthState(db: Db, row: SocialAuthStateRow): Pr
   await db.insertInto('social_auth_states').values(row).execute();
 }
 
+// Decision 0029: the statements of every Google callback are prepared once.
+const stateSpend = preparedStatement('foyer_social_auth_state_spend', ['id', 'now'], (db: Db, { id, now }: { id: string; now: number }) =>
+  db
+    .updateTable('social_auth_states')
+    .set({ used_at: now })
+    .where('id', '=', id)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .returning(['code_verifier', 'nonce']),
+);
+
 /**
  * Spends a waiting authorization request in one conditional UPDATE and returns what it kept: of
  * two exchanges racing with one state only one gets it (ASVS V15.4.2: check and use are one step).
  * Unknown, spent or expired: undefined.
  */
 export async function spendSocialAuthState(db: Db, id: string, now: number): Promise<Pick<SocialAuthStateRow, 'code_verifier' | 'nonce'> | undefined> {
-  return db
-    .updateTable('social_auth_states')
-    .set({ used_at: now })
-    .where('id', '=', id)
-    .where('used_at', 'is', null)
-    .where('expires_at', '>', now)
-    .returning(['code_verifier', 'nonce'])
-    .executeTakeFirst();
+  return (await stateSpend(db, { id, now })).rows[0];
 }
 
 /** Rows past their expiry serve nothing: removed whenever a new request is stored. */
@@ -29,21 +34,30 @@ export async function deleteExpiredSocialAuthStates(db: Db, now: number): Promis
   await db.deleteFrom('social_auth_states').where('expires_at', '<=', now).execute();
 }
 
+const identityFind = preparedStatement('foyer_identity_find', ['issuer', 'subject'], (db: Db, { issuer, subject }: { issuer: string; subject: string }) =>
+  db.selectFrom('external_identities').selectAll().where('issuer', '=', issuer).where('subject', '=', subject),
+);
+
 export async function findIdentity(db: Db, issuer: string, subject: string): Promise<ExternalIdentityRow | undefined> {
-  return db.selectFrom('external_identities').selectAll().where('issuer', '=', issuer).where('subject', '=', subject).executeTakeFirst();
+  return (await identityFind(db, { issuer, subject })).rows[0];
 }
 
 export async function insertIdentity(db: Db, row: ExternalIdentityRow): Promise<void> {
   await db.insertInto('external_identities').values(row).execute();
 }
 
-export async function touchIdentity(db: Db, input: { issuer: string; subject: string; email: string; now: number }): Promise<void> {
-  await db
+type IdentityUse = { issuer: string; subject: string; email: string; now: number };
+
+const identityTouch = preparedStatement('foyer_identity_touch', ['issuer', 'subject', 'email', 'now'], (db: Db, input: IdentityUse) =>
+  db
     .updateTable('external_identities')
     .set({ email: input.email, last_used_at: input.now })
     .where('issuer', '=', input.issuer)
-    .where('subject', '=', input.subject)
-    .execute();
+    .where('subject', '=', input.subject),
+);
+
+export async function touchIdentity(db: Db, input: IdentityUse): Promise<void> {
+  await identityTouch(db, input);
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Insertable, Selectable } from 'kysely';
+import { preparedStatement } from '../../db/prepared.js';
 import { randomId } from '../../lib/crypto.js';
 import type { Db, UsersTable } from '../../db/schema.js';
 
@@ -8,8 +9,13 @@ export async function findUserByEmailKey(db: Db, emailKey: string): Promise<User
   return db.selectFrom('users').selectAll().where('email_key', '=', emailKey).executeTakeFirst();
 }
 
+// Decision 0029: read on every Google sign-in (and by most account calls).
+const userById = preparedStatement('foyer_user_by_id', ['id'], (db: Db, { id }: { id: string }) =>
+  db.selectFrom('users').selectAll().where('id', '=', id),
+);
+
 export async function findUserById(db: Db, id: string): Promise<UserRow | undefined> {
-  return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+  return (await userById(db, { id })).rows[0];
 }
 
 export async function insertUser(db: Db, row: Insertable<UsersTable>): Promise<void> {
