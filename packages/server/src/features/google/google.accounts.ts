@@ -12,7 +12,7 @@ import { SETUP_PURPOSES } from '../tokens/purposes.js';
 import { spendOpenTokens } from '../tokens/tokens.js';
 import { findUserByEmailKey, findUserById, insertUser, newUserRow, type UserRow } from '../users/users.repo.js';
 import type { GoogleIdentity } from './google.client.js';
-import { findIdentity, insertIdentity, takeOverUnverified, touchIdentity } from './google.repo.js';
+import { findIdentityAccount, insertIdentity, takeOverUnverified, touchIdentity } from './google.repo.js';
 
 export type GoogleAttribution = Omit<AttributionInput, 'redirectTo'>;
 
@@ -53,10 +53,8 @@ export async function resolveGoogleAccount<Completed>(
   if (await ssoRequiredFor(deps, emailKey)) return refuse('ssoRequired', null);
 
   const resolve = async (uow: UnitOfWork): Promise<GoogleAccount | Refusal | { refused: Refusal; userId: string }> => {
-    const known = await findIdentity(uow.db, identity.issuer, identity.subject);
-    if (known !== undefined) {
-      const user = await findUserById(uow.db, known.user_id);
-      if (user === undefined) throw new AppError('unexpectedError');
+    const user = await findIdentityAccount(uow.db, identity.issuer, identity.subject);
+    if (user !== undefined) {
       if (user.deactivated_at !== null) return { refused: 'deactivatedAccount', userId: user.id };
       await touchIdentity(uow.db, { issuer: identity.issuer, subject: identity.subject, email: identity.email, now: uow.now });
       await recordAudit(uow, { type: 'google.signin', meta, userId: user.id, emailKey: user.email_key, detail: { issuer: identity.issuer } });

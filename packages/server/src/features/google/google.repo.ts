@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
 import { preparedStatement } from '../../db/prepared.js';
 import type { Db, ExternalIdentitiesTable, SocialAuthStatesTable } from '../../db/schema.js';
+import type { UserRow } from '../users/users.repo.js';
 
 export type SocialAuthStateRow = Selectable<SocialAuthStatesTable>;
 export type ExternalIdentityRow = Selectable<ExternalIdentitiesTable>;
@@ -34,12 +35,21 @@ export async function deleteExpiredSocialAuthStates(db: Db, now: number): Promis
   await db.deleteFrom('social_auth_states').where('expires_at', '<=', now).execute();
 }
 
-const identityFind = preparedStatement('foyer_identity_find', ['issuer', 'subject'], (db: Db, { issuer, subject }: { issuer: string; subject: string }) =>
-  db.selectFrom('external_identities').selectAll().where('issuer', '=', issuer).where('subject', '=', subject),
+const identityAccount = preparedStatement(
+  'foyer_identity_account',
+  ['issuer', 'subject'],
+  (db: Db, { issuer, subject }: { issuer: string; subject: string }) =>
+    db
+      .selectFrom('external_identities')
+      .innerJoin('users', 'users.id', 'external_identities.user_id')
+      .selectAll('users')
+      .where('external_identities.issuer', '=', issuer)
+      .where('external_identities.subject', '=', subject),
 );
 
-export async function findIdentity(db: Db, issuer: string, subject: string): Promise<ExternalIdentityRow | undefined> {
-  return (await identityFind(db, { issuer, subject })).rows[0];
+/** The account a known identity signs in to, in one read (an identity goes with its account). */
+export async function findIdentityAccount(db: Db, issuer: string, subject: string): Promise<UserRow | undefined> {
+  return (await identityAccount(db, { issuer, subject })).rows[0];
 }
 
 export async function insertIdentity(db: Db, row: ExternalIdentityRow): Promise<void> {

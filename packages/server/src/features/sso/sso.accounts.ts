@@ -3,7 +3,7 @@ import { isUniqueViolation } from '../../db/errors.js';
 import type { Deps } from '../../deps.js';
 import { inTransaction, type UnitOfWork } from '../../lib/unit-of-work.js';
 import { recordAudit, type RequestMeta } from '../audit/audit.service.js';
-import { findIdentity, insertIdentity, takeOverUnverified, touchIdentity } from '../google/google.repo.js';
+import { findIdentityAccount, insertIdentity, takeOverUnverified, touchIdentity } from '../google/google.repo.js';
 import { findDomain } from '../organizations/organizations.repo.js';
 import { emailDomain } from '../organizations/organizations.service.js';
 import { deleteSessionsOfUser } from '../sessions/sessions.repo.js';
@@ -62,19 +62,18 @@ export async function resolveSsoAccount<Completed>(
 
   const resolve = async (uow: UnitOfWork): Promise<SsoAccount> => {
     const domainOwner = (await findDomain(uow.db, emailDomain(emailKey)))?.org_id;
-    const known = await findIdentity(uow.db, issuer, identity.subject);
-    if (known !== undefined) {
-      const user = await findUserById(uow.db, known.user_id);
-      if (user === undefined || user.org_id !== orgId || user.deactivated_at !== null) throw new SsoFailure('1001', 'no longer an active member');
-      let current = user;
-      if (user.email_key !== emailKey) {
+    const member = await findIdentityAccount(uow.db, issuer, identity.subject);
+    if (member !== undefined) {
+      if (member.org_id !== orgId || member.deactivated_at !== null) throw new SsoFailure('1001', 'no longer an active member');
+      let current = member;
+      if (member.email_key !== emailKey) {
         if ((await findUserByEmailKey(uow.db, emailKey)) !== undefined) throw new SsoFailure('1004', 'the new email belongs to another account');
         if (domainOwner !== orgId) throw new SsoFailure('1003', "the new email's domain is not the organisation's");
-        await uow.db.updateTable('users').set({ email, email_key: emailKey, updated_at: uow.now }).where('id', '=', user.id).execute();
-        current = { ...user, email, email_key: emailKey };
+        await uow.db.updateTable('users').set({ email, email_key: emailKey, updated_at: uow.now }).where('id', '=', member.id).execute();
+        current = { ...member, email, email_key: emailKey };
       }
       await touchIdentity(uow.db, { issuer, subject: identity.subject, email, now: uow.now });
-      await recordAudit(uow, { type: 'sso.signin', meta, userId: user.id, emailKey, detail: { connectionId: connection.id } });
+      await recordAudit(uow, { type: 'sso.signin', meta, userId: member.id, emailKey, detail: { connectionId: connection.id } });
       return { user: current, wasSignUp: false };
     }
     const existing = await findUserByEmailKey(uow.db, emailKey);

@@ -9,7 +9,7 @@ export async function findUserByEmailKey(db: Db, emailKey: string): Promise<User
   return db.selectFrom('users').selectAll().where('email_key', '=', emailKey).executeTakeFirst();
 }
 
-// Decision 0029: read on every Google sign-in (and by most account calls).
+// Decision 0029: read by many account calls; compiled once.
 const userById = preparedStatement('foyer_user_by_id', ['id'], (db: Db, { id }: { id: string }) =>
   db.selectFrom('users').selectAll().where('id', '=', id),
 );
