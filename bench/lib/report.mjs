@@ -75,25 +75,26 @@ function loopRows(load, digits = 2) {
   ];
 }
 
-/**
- * A flow judged against its cryptography alone measured in a loop (lib/raw-worker.mjs): the flow's
- * rate, latency and CPU, the floor's rate and CPU per operation, and the ratio with its budget.
- */
-function cryptoFloorRows({ flow, floor, title, floorTitle, ratioTitle, id, tag, suffix }) {
+/** A flow's own figures: rate, latency, CPU (its helper's and PostgreSQL's where measured), event loop. */
+function flowRows(flow, title) {
   const rows = [
-    { figure: `${title}${tag}`, foyer: rate(flow) },
+    { figure: title, foyer: rate(flow) },
     { figure: '  latency p50 / p99 (ms)', foyer: latency(flow) },
     { figure: '  server CPU per request: all / main thread (ms)', foyer: cpu(flow, 3) },
   ];
+  if (isNum(flow?.helperCpuMsPerRequest)) rows.push({ figure: '  Google provider CPU per request (ms)', foyer: fmt(flow.helperCpuMsPerRequest, 3) });
   if (isNum(flow?.databaseCpuMsPerRequest)) rows.push({ figure: '  PostgreSQL CPU per request (ms)', foyer: fmt(flow.databaseCpuMsPerRequest, 3) });
   rows.push(...loopRows(flow, 3));
-  rows.push({ figure: floorTitle, foyer: floor ? fmt(floor.rate) : '–' });
-  rows.push({ figure: '  CPU per operation (ms)', foyer: floor ? fmt(floor.cpuMsPerVerify, 3) : '–' });
-  const value = floor && valid(flow) ? flow.rps / floor.rate : null;
+  return rows;
+}
+
+/** A flow's rate over its floor's (null when either is missing), its row and its budget. */
+function floorRatio(value, { ratioTitle, id, suffix }) {
   const ok = isNum(value) && value >= BUDGETS.flowVsCryptoFloor;
-  rows.push({ figure: ratioTitle, foyer: fmt(value, 3), budget: `≥ ${BUDGETS.flowVsCryptoFloor}`, result: verdict(ok, isNum(value)) });
-  const budgets = [{ id: `${id}${suffix}`, value, budget: `>= ${BUDGETS.flowVsCryptoFloor}`, result: verdict(ok, isNum(value)) }];
-  return { rows, budgets };
+  return {
+    row: { figure: ratioTitle, foyer: fmt(value, 3), budget: `≥ ${BUDGETS.flowVsCryptoFloor}`, result: verdict(ok, isNum(value)) },
+    budget: { id: `${id}${suffix}`, value, budget: `>= ${BUDGETS.flowVsCryptoFloor}`, result: verdict(ok, isNum(value)) },
+  };
 }
 
 /** What holds Foyer's RSS (run.mjs, memoryHeld). */
@@ -248,81 +249,57 @@ export function loadRows(pass, peer, label) {
     result: verdict(sessionOk, isNum(sessionRatio)),
   });
 
-  if (f.forum || pass.forumFloor) {
-    const forumFloor = pass.forumFloor;
-    rows.push({ figure: `DiscourseConnect round trip, c=8 (req/s)${tag}`, foyer: rate(f.forum) });
-    rows.push({ figure: '  latency p50 / p99 (ms)', foyer: latency(f.forum) });
-    rows.push({ figure: '  server CPU per request: all / main thread (ms)', foyer: cpu(f.forum, 3) });
-    if (isNum(f.forum?.databaseCpuMsPerRequest))
-      rows.push({ figure: '  PostgreSQL CPU per request (ms)', foyer: fmt(f.forum.databaseCpuMsPerRequest, 3) });
-    rows.push(...loopRows(f.forum, 3));
-    rows.push({ figure: 'Floor: node:http + its HMAC and base64 only, c=8 (req/s)', foyer: valid(forumFloor) ? fmt(forumFloor.rps) : '–' });
-    rows.push({ figure: '  server CPU per request (ms)', foyer: valid(forumFloor) ? fmt(forumFloor.serverCpuMsPerRequest, 3) : '–' });
-    const forumRatio = valid(forumFloor) && valid(f.forum) ? f.forum.rps / forumFloor.rps : null;
-    const forumOk = isNum(forumRatio) && forumRatio >= BUDGETS.flowVsCryptoFloor;
-    rows.push({
-      figure: 'DiscourseConnect / its crypto floor',
-      foyer: fmt(forumRatio, 3),
-      budget: `≥ ${BUDGETS.flowVsCryptoFloor}`,
-      result: verdict(forumOk, isNum(forumRatio)),
-    });
-    budgets.push({
-      id: `forum-vs-crypto-floor${suffix}`,
-      value: forumRatio,
-      budget: `>= ${BUDGETS.flowVsCryptoFloor}`,
-      result: verdict(forumOk, isNum(forumRatio)),
-    });
-  }
-
-  if (f.google || pass.googleFloor) {
-    // Judged against a bare server that redeems the code at the same provider and validates the
-    // ID token; the validation loop alone stays for context (what the callback's own crypto costs).
-    const floor = pass.googleFloor;
-    const validation = pass.googleValidation;
-    rows.push({ figure: `Google callback, c=8 (req/s)${tag}`, foyer: rate(f.google) });
-    rows.push({ figure: '  latency p50 / p99 (ms)', foyer: latency(f.google) });
-    rows.push({ figure: '  server CPU per request: all / main thread (ms)', foyer: cpu(f.google, 3) });
-    if (isNum(f.google?.helperCpuMsPerRequest))
-      rows.push({ figure: '  Google provider CPU per request (ms)', foyer: fmt(f.google.helperCpuMsPerRequest, 3) });
-    if (isNum(f.google?.databaseCpuMsPerRequest))
-      rows.push({ figure: '  PostgreSQL CPU per request (ms)', foyer: fmt(f.google.databaseCpuMsPerRequest, 3) });
-    rows.push(...loopRows(f.google, 3));
-    rows.push({ figure: 'Floor: node:http + code exchange + ID-token validation only, c=8 (req/s)', foyer: valid(floor) ? fmt(floor.rps) : '–' });
-    rows.push({ figure: '  server CPU per request (ms)', foyer: valid(floor) ? fmt(floor.serverCpuMsPerRequest, 3) : '–' });
-    if (isNum(floor?.helperCpuMsPerRequest)) rows.push({ figure: '  Google provider CPU per request (ms)', foyer: fmt(floor.helperCpuMsPerRequest, 3) });
-    rows.push({ figure: 'Context: RS256 ID-token validation alone, c=8 (per s)', foyer: validation ? fmt(validation.rate) : '–' });
-    rows.push({ figure: '  CPU per validation (ms)', foyer: validation ? fmt(validation.cpuMsPerVerify, 3) : '–' });
-    const googleRatio = valid(floor) && valid(f.google) ? f.google.rps / floor.rps : null;
-    const googleOk = isNum(googleRatio) && googleRatio >= BUDGETS.flowVsCryptoFloor;
-    rows.push({
-      figure: 'Google callback / its floor',
-      foyer: fmt(googleRatio, 3),
-      budget: `≥ ${BUDGETS.flowVsCryptoFloor}`,
-      result: verdict(googleOk, isNum(googleRatio)),
-    });
-    budgets.push({
-      id: `google-callback-vs-floor${suffix}`,
-      value: googleRatio,
-      budget: `>= ${BUDGETS.flowVsCryptoFloor}`,
-      result: verdict(googleOk, isNum(googleRatio)),
-    });
-  }
-
-  const cryptoFloorFlows = [
+  // The forum and Google flows against floor servers loaded like them (their requests per
+  // second); the SAML consumer against its signature check in a loop (lib/raw-worker.mjs).
+  const rpsRatio = (flow, floor) => (valid(floor) && valid(flow) ? flow.rps / floor.rps : null);
+  const floorFlows = [
+    {
+      flow: f.forum,
+      floor: pass.forumFloor,
+      title: 'DiscourseConnect round trip, c=8 (req/s)',
+      floorRows: (floor) => [
+        { figure: 'Floor: node:http + its HMAC and base64 only, c=8 (req/s)', foyer: valid(floor) ? fmt(floor.rps) : '–' },
+        { figure: '  server CPU per request (ms)', foyer: valid(floor) ? fmt(floor.serverCpuMsPerRequest, 3) : '–' },
+      ],
+      ratio: rpsRatio,
+      ratioTitle: 'DiscourseConnect / its crypto floor',
+      id: 'forum-vs-crypto-floor',
+    },
+    {
+      // Judged against a bare server that redeems the code at the same provider and validates
+      // the ID token; the validation loop alone stays for context (the callback's own crypto).
+      flow: f.google,
+      floor: pass.googleFloor,
+      title: 'Google callback, c=8 (req/s)',
+      floorRows: (floor) => [
+        { figure: 'Floor: node:http + code exchange + ID-token validation only, c=8 (req/s)', foyer: valid(floor) ? fmt(floor.rps) : '–' },
+        { figure: '  server CPU per request (ms)', foyer: valid(floor) ? fmt(floor.serverCpuMsPerRequest, 3) : '–' },
+        ...(isNum(floor?.helperCpuMsPerRequest) ? [{ figure: '  Google provider CPU per request (ms)', foyer: fmt(floor.helperCpuMsPerRequest, 3) }] : []),
+        { figure: 'Context: RS256 ID-token validation alone, c=8 (per s)', foyer: pass.googleValidation ? fmt(pass.googleValidation.rate) : '–' },
+        { figure: '  CPU per validation (ms)', foyer: pass.googleValidation ? fmt(pass.googleValidation.cpuMsPerVerify, 3) : '–' },
+      ],
+      ratio: rpsRatio,
+      ratioTitle: 'Google callback / its floor',
+      id: 'google-callback-vs-floor',
+    },
     {
       flow: f.saml,
       floor: pass.samlFloor,
       title: 'SAML assertion consumer, c=8 (req/s)',
-      floorTitle: 'Floor: XML-signature check only, one thread per core (per s)',
+      floorRows: (floor) => [
+        { figure: 'Floor: XML-signature check only, one thread per core (per s)', foyer: floor ? fmt(floor.rate) : '–' },
+        { figure: '  CPU per operation (ms)', foyer: floor ? fmt(floor.cpuMsPerVerify, 3) : '–' },
+      ],
+      ratio: (flow, floor) => (floor && valid(flow) ? flow.rps / floor.rate : null),
       ratioTitle: 'SAML consumer / its crypto floor',
       id: 'saml-acs-floor',
     },
   ];
-  for (const measured of cryptoFloorFlows) {
+  for (const measured of floorFlows) {
     if (!measured.flow && !measured.floor) continue;
-    const { rows: flowRows, budgets: flowBudgets } = cryptoFloorRows({ ...measured, tag, suffix });
-    rows.push(...flowRows);
-    budgets.push(...flowBudgets);
+    const judged = floorRatio(measured.ratio(measured.flow, measured.floor), { ...measured, suffix });
+    rows.push(...flowRows(measured.flow, `${measured.title}${tag}`), ...measured.floorRows(measured.floor), judged.row);
+    budgets.push(judged.budget);
   }
 
   const m = pass.memory ?? {};
