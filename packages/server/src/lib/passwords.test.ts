@@ -40,22 +40,17 @@ describe('the password hasher (decision 0011)', () => {
     const stored = await one.hash(SECRET);
     // A first round starts every thread the hasher would use, so no thread's start is timed.
     await Promise.all(Array.from({ length: 8 }, () => one.verify(stored, SECRET)));
-    // The fastest of five alone: other test files busy on the same cores only ever slow a
-    // verification, so the minimum is the one least disturbed.
-    let single = Infinity;
-    for (let i = 0; i < 5; i++) {
-      const started = performance.now();
-      await one.verify(stored, SECRET);
-      single = Math.min(single, performance.now() - started);
-    }
-
-    const eight = performance.now();
-    const results = await Promise.all(Array.from({ length: 8 }, () => one.verify(stored, SECRET)));
-    const parallel = performance.now() - eight;
-    expect(results).toEqual(Array.from({ length: 8 }, () => true));
-    // One at a time: eight take about eight times one. Run side by side they would take about
-    // eight ÷ cores (four on two cores), never six.
-    expect(parallel).toBeGreaterThan(6 * single);
+    // One thread hashes one password at a time, so while sixteen wait their turns the process
+    // uses at most about one core (1.02–1.03 here), however long they take: load from other test
+    // files on the same cores stretches the time, never the share. Side by side on two cores the
+    // share is 1.6–1.9 on a quiet machine (less when the cores are busy elsewhere).
+    const cpu = process.cpuUsage();
+    const started = performance.now();
+    const results = await Promise.all(Array.from({ length: 16 }, () => one.verify(stored, SECRET)));
+    const wallMs = performance.now() - started;
+    const used = process.cpuUsage(cpu);
+    expect(results).toEqual(Array.from({ length: 16 }, () => true));
+    expect((used.user + used.system) / 1000).toBeLessThan(1.2 * wallMs);
   });
 
   it('fails a verification that got no answer instead of calling the password wrong', async () => {
