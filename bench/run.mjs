@@ -38,7 +38,7 @@ import {
   startGoogleProvider,
   startVerifyOnly,
 } from './lib/peer.mjs';
-import { freePort, rssBytes, RssSampler, sleep, stopChild } from './lib/proc.mjs';
+import { freePort, residentByMapping, rssBytes, RssSampler, sleep, stopChild } from './lib/proc.mjs';
 import { BUDGETS, loadRows, renderTable, webRows } from './lib/report.mjs';
 import { samlIdp } from './lib/saml-idp.mjs';
 import { SAML_FLOOR_THREADS, startSamlWorker } from './lib/saml-raw.mjs';
@@ -510,7 +510,9 @@ async function pass(kind, users, peer) {
     await sleep(2000);
     result.memory.idle = rssBytes(server.child.pid);
     result.memory.idleHeld = await memoryHeld(server);
+    result.memory.idleByMapping = residentByMapping(server.child.pid);
     if (peerResult) peerResult.memory.idle = rssBytes(peer.child.pid);
+    if (peerResult) peerResult.memory.idleByMapping = residentByMapping(peer.child.pid);
     const samplers = [new RssSampler(server.child.pid).start(), peerResult ? new RssSampler(peer.child.pid).start() : null];
 
     const raw = selected('signin') ? startRawWorker() : null;
@@ -666,7 +668,9 @@ async function pass(kind, users, peer) {
     await sleep(SETTLE * 1000);
     result.memory.settled = rssBytes(server.child.pid);
     result.memory.settledHeld = await memoryHeld(server);
+    result.memory.settledByMapping = residentByMapping(server.child.pid);
     if (peerResult) peerResult.memory.settled = rssBytes(peer.child.pid);
+    if (peerResult) peerResult.memory.settledByMapping = residentByMapping(peer.child.pid);
 
     if (kind === 'sqlite' && !args['skip-web']) {
       try {

@@ -137,3 +137,37 @@ export function run(command, args, { env, cwd, quiet = true } = {}) {
     });
   });
 }
+
+/**
+ * Resident memory of a process by what its pages are (`/proc/<pid>/smaps`), in bytes: `heap`
+ * (the main malloc arena), `anonymous` (unnamed mappings: V8's heap, thread stacks and the
+ * other malloc arenas, native allocations mapped on their own), `node` (the executable's own
+ * pages), `libraries` (shared objects), `files` (other mapped files), `other` ([stack], [vdso]
+ * and the like). Null once the process is gone.
+ */
+export function residentByMapping(pid) {
+  let text;
+  try {
+    text = readFileSync(`/proc/${pid}/smaps`, 'utf8');
+  } catch {
+    return null;
+  }
+  const kinds = { heap: 0, anonymous: 0, node: 0, libraries: 0, files: 0, other: 0 };
+  let kind = 'other';
+  for (const line of text.split('\n')) {
+    const header = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (header) {
+      const name = header[1];
+      if (name === '') kind = 'anonymous';
+      else if (name === '[heap]') kind = 'heap';
+      else if (name.startsWith('[')) kind = 'other';
+      else if (/\/node$/.test(name)) kind = 'node';
+      else if (/\.so(\.|$)/.test(name) || /\.node$/.test(name)) kind = 'libraries';
+      else kind = 'files';
+      continue;
+    }
+    const rss = /^Rss:\s+(\d+) kB/.exec(line);
+    if (rss) kinds[kind] += Number(rss[1]) * 1024;
+  }
+  return kinds;
+}

@@ -117,6 +117,17 @@ function heldRows(when, held) {
 }
 
 /**
+ * Resident memory by what its pages are (lib/proc.mjs, residentByMapping), Foyer's and the peer's:
+ * the `node` executable's pages, which both hold; anonymous mappings (V8's heap pages, thread
+ * stacks, the malloc arenas of other threads); the main malloc heap; shared libraries and addons.
+ */
+function mappingRows(when, foyer, peer) {
+  if (!foyer && !peer) return [];
+  const parts = (m) => (m ? `${fmt(m.node / MB, 1)} / ${fmt(m.anonymous / MB, 1)} / ${fmt(m.heap / MB, 1)} / ${fmt(m.libraries / MB, 1)}` : '–');
+  return [{ figure: `  ${when}: node binary / anonymous / malloc heap / libraries (MB)`, foyer: parts(foyer), peer: parts(peer) }];
+}
+
+/**
  * Rows of the table for one Foyer pass (SQLite, or PostgreSQL with --pg) beside the peer, and
  * the budgets judged on them.
  */
@@ -336,6 +347,7 @@ export function loadRows(pass, peer, label) {
     result: verdict(settledOk, isNum(settledRatio)),
   });
   rows.push(...heldRows('idle', m.idleHeld), ...heldRows('settled', m.settledHeld));
+  rows.push(...mappingRows('idle', m.idleByMapping, pm.idleByMapping), ...mappingRows('settled', m.settledByMapping, pm.settledByMapping));
   return { rows, budgets };
 }
 

@@ -3,6 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import * as oidc from 'openid-client';
 import { pkceChallenge } from '../../lib/crypto.js';
 import { AppError } from '../../lib/errors.js';
+import { providerFetch } from './provider-fetch.js';
 
 /** What the account rules need from a validated sign-in (decision 0019). */
 export interface GoogleIdentity {
@@ -69,6 +70,8 @@ export class GoogleClient {
   private discovered: { value: Discovered; at: number } | undefined;
   private pending: Promise<Discovered> | undefined;
   private failedAt = Number.NEGATIVE_INFINITY;
+  /** Every call to the provider: discovery, keys, the code exchange, userinfo. */
+  private readonly fetch = providerFetch();
 
   constructor(
     private readonly settings: GoogleClientSettings,
@@ -105,7 +108,11 @@ export class GoogleClient {
 
   private async discover(): Promise<Discovered> {
     const { issuer, clientId, clientSecret, allowHttp } = this.settings;
-    const options: oidc.DiscoveryRequestOptions = { timeout: PROVIDER_TIMEOUT_S, ...(allowHttp ? { execute: [oidc.allowInsecureRequests] } : {}) };
+    const options: oidc.DiscoveryRequestOptions = {
+      timeout: PROVIDER_TIMEOUT_S,
+      [oidc.customFetch]: this.fetch,
+      ...(allowHttp ? { execute: [oidc.allowInsecureRequests] } : {}),
+    };
     // Metadata first, to pick how the client authenticates: client_secret_basic is the default
     // of OpenID Connect registration, so it is used unless the issuer offers only the POST form.
     const probe = await oidc.discovery(new URL(issuer), clientId, undefined, oidc.None(), options);
@@ -116,6 +123,7 @@ export class GoogleClient {
     const configuration = new oidc.Configuration(metadata, clientId, { client_secret: clientSecret }, auth);
     if (allowHttp) oidc.allowInsecureRequests(configuration);
     configuration.timeout = PROVIDER_TIMEOUT_S;
+    configuration[oidc.customFetch] = this.fetch;
     // openid-client trusts an ID token read from the token endpoint over TLS without checking its
     // signature (OIDC Core 3.1.3.7 allows it); the signature is checked here all the same.
     oidc.enableNonRepudiationChecks(configuration);
