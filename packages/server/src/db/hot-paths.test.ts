@@ -2,6 +2,7 @@ import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DISCOURSE_SSO_URL, FORUM_ENV, TERMS_AGREED_URL, forumRequest, postWithToken } from '../../test/community.js';
+import { exchange, googleRound, signInWithGoogle, useGoogleTestApp } from '../../test/google.js';
 import { HOUR, TEST_DB, createTestUser, dbUnavailable, getSession, postSignIn, signIn, uniqueEmail, useTestApp } from '../../test/helpers.js';
 
 /** One statement as the database received it: its text and, on PostgreSQL, its prepared name. */
@@ -80,7 +81,7 @@ describe.skipIf(dbUnavailable)('statements per call on the hot paths (decision 0
       // session) as one statement, atomic without a transaction; both named and prepared.
       expect(sent.map((s) => s.name ?? s.text)).toEqual(['foyer_password_signin_reserve', 'foyer_signin_success']);
       expect(sent[1]?.text).toMatch(
-        /^with "cleared" as \(delete from "login_failures".*\), "audited" as \(insert into "audit_events".*\), "ended" as \(delete from "sessions".*\) insert into "sessions"/s,
+        /^with "audited" as \(insert into "audit_events".*\), "ended" as \(delete from "sessions".*\), "started" as \(insert into "sessions".*\) delete from "login_failures"/s,
       );
       return;
     }
@@ -194,5 +195,45 @@ describe.skipIf(dbUnavailable)('statements per forum round trip (decision 0029)'
       expect(sent.filter(isBegin)).toHaveLength(1);
       expect(writes.map((s) => /^\s*(\w+ \w+ "\w+")/.exec(s.text)?.[1])).toEqual(['insert into "discourse_nonces"', 'insert into "audit_events"']);
     }
+  });
+});
+
+describe.skipIf(dbUnavailable)('statements per Google callback of a returning account (decision 0029)', () => {
+  const t = useGoogleTestApp();
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it('spends the state, reads the domain and the account, then writes together: one statement on PostgreSQL, one transaction on SQLite', async () => {
+    const email = uniqueEmail('returning');
+    expect((await signInWithGoogle(t, { email })).json()).toMatchObject({ wasSignUp: true });
+    const round = await googleRound(t, { email });
+
+    const sent = recordStatements();
+    const response = await exchange(t, round);
+    vi.restoreAllMocks();
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toMatchObject({ wasSignUp: false });
+
+    const writes = sent.filter((s) => isWrite(s) || /^\s*with\b/i.test(s.text));
+    if (TEST_DB === 'postgres') {
+      // The state spent, the domain's SSO rule, the account, and the sign-in's writes: four round
+      // trips, where the account's transaction alone took six.
+      expect(sent).toHaveLength(4);
+      expect(sent.filter((s) => isBegin(s) || isCommit(s))).toEqual([]);
+      expect(writes.map((s) => s.name)).toEqual(['foyer_social_auth_state_spend', 'foyer_google_signin']);
+      expect(writes[1]?.text).toMatch(
+        /^with "audited" as \(insert into "audit_events".*\), "ended" as \(delete from "sessions".*\), "started" as \(insert into "sessions".*\) update "external_identities"/s,
+      );
+      return;
+    }
+    expect(sent.filter(isBegin)).toHaveLength(1);
+    expect(sent.filter(isCommit)).toHaveLength(1);
+    const inside = sent.slice(sent.findIndex(isBegin) + 1, sent.findIndex(isCommit));
+    expect(inside.map((s) => /^\s*(\w+ \w+ "\w+"|\w+ "\w+")/.exec(s.text)?.[1])).toEqual([
+      'update "external_identities"',
+      'insert into "audit_events"',
+      'insert into "sessions"',
+    ]);
   });
 });

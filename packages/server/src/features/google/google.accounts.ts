@@ -4,15 +4,16 @@ import type { Deps } from '../../deps.js';
 import { AppError } from '../../lib/errors.js';
 import { inTransaction, type UnitOfWork } from '../../lib/unit-of-work.js';
 import { mergeAttribution, type AttributionInput } from '../attribution/attribution.repo.js';
-import { recordAudit, type RequestMeta } from '../audit/audit.service.js';
+import { auditRow, recordAudit, type RequestMeta } from '../audit/audit.service.js';
 import { ssoRequiredFor } from '../organizations/organizations.service.js';
 import { deleteSessionsOfUser } from '../sessions/sessions.repo.js';
+import { newSession, sessionIdOf, type StartedSession } from '../sessions/sessions.service.js';
 import { dropPendingCredentials } from '../signup/signup.repo.js';
 import { SETUP_PURPOSES } from '../tokens/purposes.js';
 import { spendOpenTokens } from '../tokens/tokens.js';
 import { findUserByEmailKey, findUserById, insertUser, newUserRow, type UserRow } from '../users/users.repo.js';
 import type { GoogleIdentity } from './google.client.js';
-import { findIdentityAccount, insertIdentity, takeOverUnverified, touchIdentity } from './google.repo.js';
+import { findIdentityAccount, insertIdentity, takeOverUnverified, touchIdentity, writeGoogleSignIn } from './google.repo.js';
 
 export type GoogleAttribution = Omit<AttributionInput, 'redirectTo'>;
 
@@ -88,6 +89,35 @@ export async function resolveGoogleAccount<Completed>(
   if (typeof outcome === 'string') return refuse(outcome, null);
   if ('refused' in outcome) return refuse(outcome.refused, outcome.userId);
   return outcome;
+}
+
+/**
+ * The common case of `resolveGoogleAccount`, a returning account's sign-in to a browser session
+ * (decision 0029): the identity is known, its account active, its domain does not require SSO.
+ * Its account is read, then its writes (the identity touched, the `google.signin` audit row, the
+ * browser's old session ended, the new one started) are made together, on PostgreSQL in one
+ * statement where the transaction took six round trips. Undefined for every other case, which
+ * `resolveGoogleAccount` decides and audits in its transaction.
+ */
+export async function signInReturningAccount(
+  deps: Deps,
+  identity: GoogleIdentity,
+  meta: RequestMeta,
+  device: { deviceId: string; previousToken: string | undefined },
+): Promise<{ user: UserRow; started: StartedSession } | undefined> {
+  const emailKey = normalizeEmail(identity.email);
+  if (await ssoRequiredFor(deps, emailKey)) return undefined;
+  const user = await findIdentityAccount(deps.db, identity.issuer, identity.subject);
+  if (user === undefined || user.deactivated_at !== null) return undefined;
+  const now = deps.clock.now();
+  const session = newSession(now, deps.config, { userId: user.id, deviceId: device.deviceId });
+  await writeGoogleSignIn(deps.db, {
+    identity: { issuer: identity.issuer, subject: identity.subject, email: identity.email, now },
+    audit: auditRow(now, { type: 'google.signin', meta, userId: user.id, emailKey: user.email_key, detail: { issuer: identity.issuer } }),
+    endedSessionId: sessionIdOf(device.previousToken),
+    session: session.row,
+  });
+  return { user, started: session.started };
 }
 
 async function signUpWithGoogle(

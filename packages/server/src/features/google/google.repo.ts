@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
 import { preparedStatement } from '../../db/prepared.js';
 import type { Db, ExternalIdentitiesTable, SocialAuthStatesTable } from '../../db/schema.js';
+import { sessionStartStatement, writeWithSessionStart, type SessionStart } from '../sessions/session-start.repo.js';
 import type { UserRow } from '../users/users.repo.js';
 
 export type SocialAuthStateRow = Selectable<SocialAuthStatesTable>;
@@ -68,6 +69,31 @@ const identityTouch = preparedStatement('foyer_identity_touch', ['issuer', 'subj
 
 export async function touchIdentity(db: Db, input: IdentityUse): Promise<void> {
   await identityTouch(db, input);
+}
+
+/** What a returning account's Google sign-in to a browser session writes (decision 0029). */
+export interface GoogleSignIn extends SessionStart {
+  identity: IdentityUse;
+}
+
+/** PostgreSQL: the identity touched after the closing writes' CTEs (session-start.repo.ts), one statement. */
+const googleSignInPg = sessionStartStatement('foyer_google_signin', ['issuer', 'subject', 'email', 'now'], (db, p: IdentityUse) =>
+  db.updateTable('external_identities').set({ email: p.email, last_used_at: p.now }).where('issuer', '=', p.issuer).where('subject', '=', p.subject),
+);
+
+/**
+ * Writes a returning account's Google sign-in together or not at all: the identity's email and
+ * last use, the audit row, the browser's old session ended, the new one started. On PostgreSQL one
+ * statement, where BEGIN, four statements and COMMIT took six round trips; on SQLite one
+ * transaction.
+ */
+export async function writeGoogleSignIn(db: Db, signIn: GoogleSignIn): Promise<void> {
+  await writeWithSessionStart(
+    db,
+    signIn,
+    (db, parameters) => googleSignInPg(db, { ...signIn.identity, ...parameters }),
+    (trx) => touchIdentity(trx, signIn.identity),
+  );
 }
 
 /**

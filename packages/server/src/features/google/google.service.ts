@@ -7,7 +7,7 @@ import { unitOfWork } from '../../lib/unit-of-work.js';
 import { recordAudit, type RequestMeta } from '../audit/audit.service.js';
 import { createSession, endSession, type StartedSession } from '../sessions/sessions.service.js';
 import { issueToken } from '../tokens/tokens.js';
-import { resolveGoogleAccount, type GoogleAttribution } from './google.accounts.js';
+import { resolveGoogleAccount, signInReturningAccount, type GoogleAttribution } from './google.accounts.js';
 import type { GoogleClient } from './google.client.js';
 import { deleteExpiredSocialAuthStates, insertSocialAuthState, spendSocialAuthState } from './google.repo.js';
 
@@ -60,7 +60,9 @@ export type GoogleExchangeResult =
  * code is exchanged and the ID token validated, then the account is found or made. A browser gets
  * a new session, which replaces the one it presented (`previousToken`: no token outlives a new
  * login); a client that asked for a transfer token (native app, browser extension: spec §3) gets
- * a one-time token to hand to the app instead. Either is written in the account's transaction.
+ * a one-time token to hand to the app instead. Either is written with the account's own writes:
+ * a returning account's browser sign-in, the common case, by `signInReturningAccount` (one
+ * statement on PostgreSQL), everything else in `resolveGoogleAccount`'s transaction.
  */
 export async function exchangeGoogle(
   deps: Deps,
@@ -73,6 +75,10 @@ export async function exchangeGoogle(
   const waiting = await spendSocialAuthState(db, sha256Hex(input.state), now);
   if (waiting === undefined) throw new AppError('invalidState');
   const identity = await google.exchange({ code: input.authorizationCode, state: input.state, codeVerifier: waiting.code_verifier, nonce: waiting.nonce });
+  if (input.useTransferToken !== true) {
+    const returning = await signInReturningAccount(deps, identity, meta, { deviceId: input.deviceId, previousToken });
+    if (returning !== undefined) return { kind: 'session', userId: returning.user.id, wasSignUp: false, started: returning.started };
+  }
   const attribution: GoogleAttribution = {
     signupSource: input.signupSource,
     initialIntent: input.initialIntent,
