@@ -50,7 +50,8 @@ const USAGE = `Usage: npm run bench -- [options]
   --duration S    measured seconds of each load (default 10; at least 10 for a judged run),
                   taken in 1 s chunks interleaved with the other loads
   --warmup S      seconds of warm-up before each load, not measured (default 2)
-  --settle S      idle seconds after the last load before "settled" RSS is read (default 10)
+  --settle S      seconds without requests before the "idle" RSS (once the loads' first requests
+                  are made) and after the last load before the "settled" RSS (default 10)
   --pg            also run Foyer on a fresh PostgreSQL database (BENCH_PG_URL, default
                   postgres://postgres@127.0.0.1:5432/postgres)
   --skip-build    use the existing build instead of running \`npm run build\`
@@ -507,7 +508,10 @@ async function pass(kind, users, peer) {
   const result = { database: kind, ...server.info, settleSeconds: SETTLE, loads: {}, memory: {} };
   const peerResult = peer ? { system: 'better-auth', version: betterAuthVersion(), database: kind, settleSeconds: SETTLE, loads: {}, memory: {} } : null;
   try {
-    await sleep(2000);
+    // Idle: the scenarios' first requests (accounts linked, SAML responses) are made; the threads
+    // they started end and the idle collection runs once the service has been quiet a while.
+    log(`idle ${SETTLE} s, then idle RSS`);
+    await sleep(SETTLE * 1000);
     result.memory.idle = rssBytes(server.child.pid);
     result.memory.idleHeld = await memoryHeld(server);
     result.memory.idleByMapping = residentByMapping(server.child.pid);
