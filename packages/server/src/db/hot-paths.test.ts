@@ -219,7 +219,12 @@ describe.skipIf(dbUnavailable)('statements per Google callback of a returning ac
     if (TEST_DB === 'postgres') {
       // The state spent, the domain's SSO rule, the account, and the sign-in's writes: four round
       // trips, where the account's transaction alone took six.
-      expect(sent.map((s) => s.name ?? s.text)).toEqual(['foyer_social_auth_state_spend', 'foyer_domain_find', 'foyer_identity_account', 'foyer_google_signin']);
+      expect(sent.map((s) => s.name ?? s.text)).toEqual([
+        'foyer_social_auth_state_spend',
+        'foyer_domain_find',
+        'foyer_identity_account',
+        'foyer_google_signin',
+      ]);
       expect(writes.map((s) => s.name)).toEqual(['foyer_social_auth_state_spend', 'foyer_google_signin']);
       expect(writes[1]?.text).toMatch(
         /^with "audited" as \(insert into "audit_events".*\), "ended" as \(delete from "sessions".*\), "started" as \(insert into "sessions".*\) update "external_identities"/s,
