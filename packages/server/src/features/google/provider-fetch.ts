@@ -1,6 +1,9 @@
 import http from 'node:http';
 import https from 'node:https';
+import type { Span } from '@opentelemetry/api';
 import type { CustomFetch, CustomFetchOptions } from 'openid-client';
+import { recordResponseStatus, startClientSpan } from '../tracing/fetch-spans.js';
+import { markFailed, tracingActive } from '../tracing/tracing.js';
 
 /**
  * The largest answer read from the provider. Its discovery document, keys, tokens and userinfo
@@ -20,6 +23,7 @@ const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
  * `providerDown` rely on it: redirects are not followed (openid-client asks for `manual`), the
  * call's signal aborts it with the signal's reason (a `TimeoutError` on the provider timeout), and
  * a connection, TLS or protocol failure rejects with a `TypeError`, as fetch's "fetch failed".
+ * Each call is a client span under the request's, as a fetch is (decision 0026).
  */
 export function providerFetch(): CustomFetch {
   const agents = {
@@ -58,8 +62,18 @@ export function providerFetch(): CustomFetch {
           headers['content-type'] = 'application/x-www-form-urlencoded;charset=UTF-8';
         }
       }
+      const span: Span | undefined = tracingActive() ? startClientSpan(options.method, target, target.pathname) : undefined;
+      // The request and its answer can both report one failure: the first one settles the call.
+      let settled = false;
       const failed = (error: unknown) => {
-        reject(signal?.aborted === true ? signal.reason : new TypeError('fetch failed', { cause: error }));
+        if (settled) return;
+        settled = true;
+        const reason: unknown = signal?.aborted === true ? signal.reason : new TypeError('fetch failed', { cause: error });
+        if (span !== undefined) {
+          markFailed(span, reason);
+          span.end();
+        }
+        reject(reason);
       };
       const request = transport.request(target, {
         method: options.method,
@@ -87,7 +101,13 @@ export function providerFetch(): CustomFetch {
             const raw = answer.rawHeaders;
             for (let i = 0; i + 1 < raw.length; i += 2) responseHeaders.append(raw[i]!, raw[i + 1]!);
             const content = NULL_BODY_STATUSES.has(status) ? null : Buffer.concat(chunks, length);
-            resolve(new Response(content, { status, statusText: answer.statusMessage ?? '', headers: responseHeaders }));
+            const response = new Response(content, { status, statusText: answer.statusMessage ?? '', headers: responseHeaders });
+            settled = true;
+            if (span !== undefined) {
+              recordResponseStatus(span, status);
+              span.end();
+            }
+            resolve(response);
           } catch (error) {
             // A status or header no Response can carry: the provider is answering garbage.
             failed(error);

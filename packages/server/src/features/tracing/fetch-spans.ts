@@ -22,8 +22,39 @@ interface ErrorMessage {
 }
 
 /**
- * Client spans for every `fetch` of the service: the identity providers' discovery, token and key
- * calls (Google, company OIDC) and the bot check. They come from undici's diagnostics channels,
+ * A client span for one outgoing HTTP call, under the active span: the method, the server's
+ * address and port, the scheme and the path without its query and with anything token-shaped taken
+ * out. Bodies and headers are never read.
+ */
+export function startClientSpan(method: string, origin: URL, path: string): Span {
+  const verb = method.toUpperCase();
+  const port = origin.port === '' ? (origin.protocol === 'https:' ? 443 : 80) : Number(origin.port);
+  return tracer().startSpan(
+    verb,
+    {
+      kind: SpanKind.CLIENT,
+      attributes: {
+        'http.request.method': verb,
+        'server.address': origin.hostname,
+        'server.port': port,
+        'url.scheme': origin.protocol.replace(':', ''),
+        'url.path': scrubClientErrorText(path.split(/[?#]/)[0] ?? '/'),
+      },
+    },
+    context.active(),
+  );
+}
+
+/** The answer's status on its client span; 400 and above mark it failed. */
+export function recordResponseStatus(span: Span, statusCode: number): void {
+  span.setAttribute('http.response.status_code', statusCode);
+  if (statusCode >= 400) span.setStatus({ code: SpanStatusCode.ERROR });
+}
+
+/**
+ * Client spans for every `fetch` of the service: the bot check, the feature-flag provider, SAML
+ * metadata read from an address (the identity providers' OpenID calls make their own with
+ * `startClientSpan`: google/provider-fetch.ts). They come from undici's diagnostics channels,
  * which Node's built-in fetch publishes, so nothing is patched and load order does not matter
  * (decision 0026). The path is kept without its query and with anything token-shaped taken out;
  * bodies (codes, client secrets) and headers are never read. Returns the unsubscribe.
@@ -39,31 +70,13 @@ export function traceFetches(): () => void {
     } catch {
       return;
     }
-    const method = (request.method ?? 'GET').toUpperCase();
-    const path = scrubClientErrorText((request.path ?? '/').split(/[?#]/)[0] ?? '/');
-    const port = origin.port === '' ? (origin.protocol === 'https:' ? 443 : 80) : Number(origin.port);
-    const span = tracer().startSpan(
-      method,
-      {
-        kind: SpanKind.CLIENT,
-        attributes: {
-          'http.request.method': method,
-          'server.address': origin.hostname,
-          'server.port': port,
-          'url.scheme': origin.protocol.replace(':', ''),
-          'url.path': path,
-        },
-      },
-      context.active(),
-    );
+    const span = startClientSpan(request.method ?? 'GET', origin, request.path ?? '/');
     spans.set(request, span);
   };
   const onHeaders = (message: unknown) => {
     const { request, response } = message as HeadersMessage;
     const span = spans.get(request);
-    if (span === undefined) return;
-    span.setAttribute('http.response.status_code', response.statusCode);
-    if (response.statusCode >= 400) span.setStatus({ code: SpanStatusCode.ERROR });
+    if (span !== undefined) recordResponseStatus(span, response.statusCode);
   };
   const onEnd = (message: unknown) => {
     const { request } = message as CreateMessage;
