@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createTcpServer, type AddressInfo, type Server as TcpServer, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PROVIDER_ANSWER_MAX_BYTES, providerFetch } from './provider-fetch.js';
 
@@ -72,6 +72,38 @@ describe("the provider's HTTP calls (openid-client's fetch)", () => {
     expect(ports.size).toBe(1);
   });
 
+  it('sends a call again on a new connection when the kept one was closed as it went out, once', async () => {
+    // The provider's idle timeout, met at the worst moment: the kept connection is reset when the
+    // second call arrives on it, before any answer. Raw TCP, so the test decides exactly when.
+    const sockets: Socket[] = [];
+    const tcp: TcpServer = createTcpServer((socket) => {
+      sockets.push(socket);
+      let requests = 0;
+      socket.on('data', (data) => {
+        if (!data.toString('latin1').includes('\r\n\r\n')) return;
+        requests++;
+        if (requests === 2) {
+          socket.resetAndDestroy();
+          return;
+        }
+        socket.write('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 2\r\nconnection: keep-alive\r\n\r\n{}');
+      });
+    });
+    await new Promise<void>((resolve) => tcp.listen(0, '127.0.0.1', resolve));
+    try {
+      const origin = `http://127.0.0.1:${(tcp.address() as AddressInfo).port}`;
+      const fetch = providerFetch();
+      const first = await fetch(`${origin}/token`, { method: 'POST', body: 'a', headers: {}, redirect: 'manual' });
+      expect(first.status).toBe(200);
+      const second = await fetch(`${origin}/token`, { method: 'POST', body: 'b', headers: {}, redirect: 'manual' });
+      expect(second.status).toBe(200);
+      expect(sockets).toHaveLength(2);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => tcp.close(resolve));
+    }
+  });
+
   it('does not follow a redirect: the 302 itself is the answer', async () => {
     const paths: string[] = [];
     const origin = await provider((request, _body, response) => {
@@ -90,6 +122,15 @@ describe("the provider's HTTP calls (openid-client's fetch)", () => {
       // never answers
     });
     const call = providerFetch()(`${origin}/token`, { method: 'POST', body: 'x', headers: {}, redirect: 'manual', signal: AbortSignal.timeout(150) });
+    await expect(call).rejects.toMatchObject({ name: 'TimeoutError' });
+  });
+
+  it('stops waiting for an answer that starts and never ends, with the TimeoutError', async () => {
+    const origin = await provider((_request, _body, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.write('{"keys": [');
+    });
+    const call = providerFetch()(`${origin}/jwks`, { method: 'GET', body: undefined, headers: {}, redirect: 'manual', signal: AbortSignal.timeout(150) });
     await expect(call).rejects.toMatchObject({ name: 'TimeoutError' });
   });
 

@@ -23,6 +23,7 @@ const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
  * `providerDown` rely on it: redirects are not followed (openid-client asks for `manual`), the
  * call's signal aborts it with the signal's reason (a `TimeoutError` on the provider timeout), and
  * a connection, TLS or protocol failure rejects with a `TypeError`, as fetch's "fetch failed".
+ * A call whose kept connection the provider closed as it went out is sent once more on a new one.
  * Each call is a client span under the request's, as a fetch is (decision 0026).
  */
 export function providerFetch(): CustomFetch {
@@ -75,46 +76,57 @@ export function providerFetch(): CustomFetch {
         }
         reject(reason);
       };
-      const request = transport.request(target, {
-        method: options.method,
-        headers,
-        agent: agents[target.protocol as 'https:' | 'http:'],
-        ...(signal === undefined ? {} : { signal }),
-      });
-      request.on('error', failed);
-      request.on('response', (answer) => {
-        const chunks: Buffer[] = [];
-        let length = 0;
-        answer.on('data', (chunk: Buffer) => {
-          length += chunk.length;
-          if (length > PROVIDER_ANSWER_MAX_BYTES) {
-            answer.destroy(new Error(`the provider's answer is larger than ${PROVIDER_ANSWER_MAX_BYTES} bytes`));
-            return;
-          }
-          chunks.push(chunk);
+      const send = (retried: boolean) => {
+        const request = transport.request(target, {
+          method: options.method,
+          headers,
+          agent: agents[target.protocol as 'https:' | 'http:'],
+          ...(signal === undefined ? {} : { signal }),
         });
-        answer.on('error', failed);
-        answer.on('end', () => {
-          try {
-            const status = answer.statusCode ?? 0;
-            const responseHeaders = new Headers();
-            const raw = answer.rawHeaders;
-            for (let i = 0; i + 1 < raw.length; i += 2) responseHeaders.append(raw[i]!, raw[i + 1]!);
-            const content = NULL_BODY_STATUSES.has(status) ? null : Buffer.concat(chunks, length);
-            const response = new Response(content, { status, statusText: answer.statusMessage ?? '', headers: responseHeaders });
-            settled = true;
-            if (span !== undefined) {
-              recordResponseStatus(span, status);
-              span.end();
+        let answered = false;
+        request.on('error', (error: NodeJS.ErrnoException) => {
+          // A kept connection the provider closed as this call went out (its idle timeout): the
+          // call never reached it, so it is sent once more on a new connection, as Node's
+          // documentation of `reusedSocket` advises.
+          if (!retried && !answered && request.reusedSocket && error.code === 'ECONNRESET' && signal?.aborted !== true) send(true);
+          else failed(error);
+        });
+        request.on('response', (answer) => {
+          answered = true;
+          const chunks: Buffer[] = [];
+          let length = 0;
+          answer.on('data', (chunk: Buffer) => {
+            length += chunk.length;
+            if (length > PROVIDER_ANSWER_MAX_BYTES) {
+              answer.destroy(new Error(`the provider's answer is larger than ${PROVIDER_ANSWER_MAX_BYTES} bytes`));
+              return;
             }
-            resolve(response);
-          } catch (error) {
-            // A status or header no Response can carry: the provider is answering garbage.
-            failed(error);
-          }
+            chunks.push(chunk);
+          });
+          answer.on('error', failed);
+          answer.on('end', () => {
+            try {
+              const status = answer.statusCode ?? 0;
+              const responseHeaders = new Headers();
+              const raw = answer.rawHeaders;
+              for (let i = 0; i + 1 < raw.length; i += 2) responseHeaders.append(raw[i]!, raw[i + 1]!);
+              const content = NULL_BODY_STATUSES.has(status) ? null : Buffer.concat(chunks, length);
+              const response = new Response(content, { status, statusText: answer.statusMessage ?? '', headers: responseHeaders });
+              settled = true;
+              if (span !== undefined) {
+                recordResponseStatus(span, status);
+                span.end();
+              }
+              resolve(response);
+            } catch (error) {
+              // A status or header no Response can carry: the provider is answering garbage.
+              failed(error);
+            }
+          });
         });
-      });
-      request.end(body);
+        request.end(body);
+      };
+      send(false);
     });
 }
 
