@@ -9,3 +9,14 @@ export async function timedMs(run: () => Promise<unknown>): Promise<number> {
   await run();
   return performance.now() - start;
 }
+
+/**
+ * Milliseconds of the process's CPU (user and system, all threads) an async call takes: the work
+ * it does, which other processes' load on the machine does not stretch as it stretches wall time.
+ */
+export async function cpuMs(run: () => Promise<unknown>): Promise<number> {
+  const before = process.cpuUsage();
+  await run();
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / 1000;
+}
