@@ -263,15 +263,17 @@ export function loadRows(pass, peer, label) {
   // The forum and Google flows against floor servers loaded like them (their requests per
   // second); the SAML consumer against its signature check in a loop (lib/raw-worker.mjs).
   const rpsRatio = (flow, floor) => (valid(floor) && valid(flow) ? flow.rps / floor.rps : null);
+  // A floor server's own rows: its requests per second and its CPU per request.
+  const floorServerRows = (figure, floor) => [
+    { figure, foyer: valid(floor) ? fmt(floor.rps) : '–' },
+    { figure: '  server CPU per request (ms)', foyer: valid(floor) ? fmt(floor.serverCpuMsPerRequest, 3) : '–' },
+  ];
   const floorFlows = [
     {
       flow: f.forum,
       floor: pass.forumFloor,
       title: 'DiscourseConnect round trip, c=8 (req/s)',
-      floorRows: (floor) => [
-        { figure: 'Floor: node:http + its HMAC and base64 only, c=8 (req/s)', foyer: valid(floor) ? fmt(floor.rps) : '–' },
-        { figure: '  server CPU per request (ms)', foyer: valid(floor) ? fmt(floor.serverCpuMsPerRequest, 3) : '–' },
-      ],
+      floorRows: (floor) => floorServerRows('Floor: node:http + its HMAC and base64 only, c=8 (req/s)', floor),
       ratio: rpsRatio,
       ratioTitle: 'DiscourseConnect / its crypto floor',
       id: 'forum-vs-crypto-floor',
@@ -283,8 +285,7 @@ export function loadRows(pass, peer, label) {
       floor: pass.googleFloor,
       title: 'Google callback, c=8 (req/s)',
       floorRows: (floor) => [
-        { figure: 'Floor: node:http + code exchange + ID-token validation only, c=8 (req/s)', foyer: valid(floor) ? fmt(floor.rps) : '–' },
-        { figure: '  server CPU per request (ms)', foyer: valid(floor) ? fmt(floor.serverCpuMsPerRequest, 3) : '–' },
+        ...floorServerRows('Floor: node:http + code exchange + ID-token validation only, c=8 (req/s)', floor),
         ...(isNum(floor?.helperCpuMsPerRequest) ? [{ figure: '  Google provider CPU per request (ms)', foyer: fmt(floor.helperCpuMsPerRequest, 3) }] : []),
         { figure: 'Context: RS256 ID-token validation alone, c=8 (per s)', foyer: pass.googleValidation ? fmt(pass.googleValidation.rate) : '–' },
         { figure: '  CPU per validation (ms)', foyer: pass.googleValidation ? fmt(pass.googleValidation.cpuMsPerVerify, 3) : '–' },
