@@ -173,7 +173,7 @@ describe.skipIf(dbUnavailable)('statements per forum round trip (decision 0029)'
     vi.restoreAllMocks();
   });
 
-  it('claims the nonce and writes its audit row in one statement on PostgreSQL, in one transaction on SQLite', async () => {
+  it('reads the terms and claims the nonce with its audit row in prepared statements: one write statement on PostgreSQL, one transaction on SQLite', async () => {
     const member = await createTestUser(t, { verified: true });
     const { otter, deviceId } = await signIn(t.app, member);
     expect((await postWithToken(t, TERMS_AGREED_URL, {}, otter, deviceId)).statusCode).toBe(200);
@@ -189,6 +189,7 @@ describe.skipIf(dbUnavailable)('statements per forum round trip (decision 0029)'
       // The session's read, the terms' read, and the claim with its audit row: three round trips.
       expect(sent).toHaveLength(3);
       expect(sent.filter((s) => isBegin(s) || isCommit(s))).toEqual([]);
+      expect(sent.map((s) => s.name)).toEqual(['foyer_sessions_with_users', 'foyer_terms_agreed', 'foyer_nonce_claim_audited']);
       expect(writes.map((s) => s.name)).toEqual(['foyer_nonce_claim_audited']);
       expect(writes[0]?.text).toMatch(/^with "claimed" as \(insert into "discourse_nonces".*\) insert into "audit_events"/s);
     } else {

@@ -3,15 +3,15 @@ import { prefixed, preparedStatement, type Prefixed } from '../../db/prepared.js
 import type { AuditEventsTable, DB, Db } from '../../db/schema.js';
 import { insertAuditEvent } from '../audit/audit.repo.js';
 
+/** Read on every forum sign-in: compiled once, prepared once per PostgreSQL connection (decision 0029). */
+const termsAgreement = preparedStatement('foyer_terms_agreed', ['userId', 'termsVersion'], (db: Db, p: { userId: string; termsVersion: string }) =>
+  db.selectFrom('community_terms').select('agreed_at').where('user_id', '=', p.userId).where('terms_version', '=', p.termsVersion),
+);
+
 /** Whether the account accepted this version of the community terms. */
 export async function hasAgreedToTerms(db: Db, userId: string, termsVersion: string): Promise<boolean> {
-  const row = await db
-    .selectFrom('community_terms')
-    .select('agreed_at')
-    .where('user_id', '=', userId)
-    .where('terms_version', '=', termsVersion)
-    .executeTakeFirst();
-  return row !== undefined;
+  const { rows } = await termsAgreement(db, { userId, termsVersion });
+  return rows.length > 0;
 }
 
 /** Records an acceptance; a second one of the same version keeps the first time. */
@@ -39,6 +39,11 @@ const claim = (db: QueryCreator<DB>, row: NonceRow) =>
     .returning('id');
 
 type ClaimParameters = Prefixed<'nonce_', NonceRow> & AuditEventsTable;
+
+/** SQLite: the claim alone, compiled once; the audit row follows it in the same transaction. */
+const claimSqlite = preparedStatement('foyer_nonce_claim_sqlite', ['id', 'user_id', 'answered_at', 'expires_at'], (db: Db, row: NonceRow) =>
+  claim(db, row),
+);
 
 /**
  * PostgreSQL: the claim as a data-modifying CTE and the audit row inserted from what it inserted,
@@ -82,7 +87,7 @@ export async function claimNonceAudited(db: Kysely<DB>, nonce: NonceRow, audit: 
     return rows.length > 0;
   }
   return db.transaction().execute(async (trx) => {
-    if ((await claim(trx, nonce).executeTakeFirst()) === undefined) return false;
+    if ((await claimSqlite(trx, nonce)).rows.length === 0) return false;
     await insertAuditEvent(trx, audit);
     return true;
   });
