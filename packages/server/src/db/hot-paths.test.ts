@@ -4,6 +4,8 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { DISCOURSE_SSO_URL, FORUM_ENV, TERMS_AGREED_URL, forumRequest, postWithToken } from '../../test/community.js';
 import { exchange, googleRound, signInWithGoogle, useGoogleTestApp } from '../../test/google.js';
 import { HOUR, TEST_DB, createTestUser, dbUnavailable, getSession, postSignIn, signIn, uniqueEmail, useTestApp } from '../../test/helpers.js';
+import { readAuthnRequest, signedResponse } from '../../test/saml-idp.js';
+import { landing, postAcs, startSso, startedSaml } from '../../test/sso.js';
 
 /** One statement as the database received it: its text and, on PostgreSQL, its prepared name. */
 interface Sent {
@@ -55,6 +57,14 @@ const readsDomainsAlone = (s: Sent) => /^\s*select\b/i.test(s.text) && /\borgani
 const readsSessionsById = (s: Sent) =>
   /^\s*select\b/i.test(s.text) && /"sessions"\."id" (= any\(\$1\)|in \(select value from json_each\(\?\)\))/.test(s.text);
 const isReservation = (s: Sent) => /^\s*insert into "login_failures"/i.test(s.text);
+
+/** SQLite: the statements of the call's one transaction (checked to be the only one), as "insert into \"table\"". */
+function writesOfOneTransaction(sent: Sent[]): Array<string | undefined> {
+  expect(sent.filter(isBegin)).toHaveLength(1);
+  expect(sent.filter(isCommit)).toHaveLength(1);
+  const inside = sent.slice(sent.findIndex(isBegin) + 1, sent.findIndex(isCommit));
+  return inside.map((s) => /^\s*(\w+ \w+ "\w+"|\w+ "\w+")/.exec(s.text)?.[1]);
+}
 
 describe.skipIf(dbUnavailable)('statements per call on the hot paths (decision 0029)', () => {
   const t = useTestApp();
@@ -232,13 +242,48 @@ describe.skipIf(dbUnavailable)('statements per Google callback of a returning ac
       );
       return;
     }
-    expect(sent.filter(isBegin)).toHaveLength(1);
-    expect(sent.filter(isCommit)).toHaveLength(1);
-    const inside = sent.slice(sent.findIndex(isBegin) + 1, sent.findIndex(isCommit));
-    expect(inside.map((s) => /^\s*(\w+ \w+ "\w+"|\w+ "\w+")/.exec(s.text)?.[1])).toEqual([
+    expect(writesOfOneTransaction(sent)).toEqual(['update "external_identities"', 'insert into "audit_events"', 'insert into "sessions"']);
+  });
+});
+
+describe.skipIf(dbUnavailable)('statements per SAML response of a returning member (decision 0029)', () => {
+  const t = useTestApp();
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+
+  it('reads the connection, spends the request, remembers the assertion, reads the account, then writes together: five prepared statements on PostgreSQL', async () => {
+    const first = await startedSaml(t);
+    landing(await postAcs(t, first.corp.urls.acs, signedResponse(first.base)));
+    const again = await startSso(t, first.email);
+    const inResponseTo = readAuthnRequest(again.json<{ url: string }>().url).id;
+
+    const sent = recordStatements();
+    const response = await postAcs(t, first.corp.urls.acs, signedResponse({ ...first.base, inResponseTo }));
+    vi.restoreAllMocks();
+    expect(landing(response).get('transferToken')).not.toBeNull();
+
+    if (TEST_DB === 'postgres') {
+      // Eight of them were the account's transaction: BEGIN, the domain, the account, the identity,
+      // two audit rows, the earlier transfer tokens ended and the new one, COMMIT.
+      expect(sent.map((s) => s.name ?? s.text)).toEqual([
+        'foyer_sso_connection',
+        'foyer_sso_request_spend',
+        'foyer_sso_assertion_seen',
+        'foyer_identity_account',
+        'foyer_sso_signin',
+      ]);
+      expect(sent[4]?.text).toMatch(
+        /^with "signed_in" as \(insert into "audit_events".*\), "superseded" as \(update "email_tokens".*\), "issued" as \(insert into "email_tokens".*\), "audited" as \(insert into "audit_events".*\) update "external_identities"/s,
+      );
+      return;
+    }
+    expect(writesOfOneTransaction(sent)).toEqual([
       'update "external_identities"',
       'insert into "audit_events"',
-      'insert into "sessions"',
+      'update "email_tokens"',
+      'insert into "email_tokens"',
+      'insert into "audit_events"',
     ]);
   });
 });

@@ -2,17 +2,17 @@ import { isValidEmail, normalizeEmail } from '@foyer/contract';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { Deps } from '../../deps.js';
 import { inTransaction, type UnitOfWork } from '../../lib/unit-of-work.js';
-import { recordAudit, type RequestMeta } from '../audit/audit.service.js';
+import { auditRow, recordAudit, type RequestMeta } from '../audit/audit.service.js';
 import { findIdentityAccount, insertIdentity, takeOverUnverified, touchIdentity } from '../google/google.repo.js';
 import { findDomain } from '../organizations/organizations.repo.js';
 import { emailDomain } from '../organizations/organizations.service.js';
 import { deleteSessionsOfUser } from '../sessions/sessions.repo.js';
 import { dropPendingCredentials } from '../signup/signup.repo.js';
 import { SETUP_PURPOSES } from '../tokens/purposes.js';
-import { spendOpenTokens } from '../tokens/tokens.js';
+import { newToken, spendOpenTokens } from '../tokens/tokens.js';
 import { findUserByEmailKey, findUserById, insertUser, newUserRow, type UserRow } from '../users/users.repo.js';
 import { SsoFailure } from './sso.failure.js';
-import type { SsoConnectionRow } from './sso.repo.js';
+import { writeSsoSignIn, type SsoConnectionRow } from './sso.repo.js';
 
 /** A person as a connection's identity provider asserted them. */
 export interface SsoIdentity {
@@ -119,6 +119,43 @@ export async function resolveSsoAccount<Completed>(
       throw again;
     }
   }
+}
+
+/**
+ * The common case of `resolveSsoAccount` with its transfer token, written in one go (decision
+ * 0029): a known identity whose account is still an active member of the organisation and whose
+ * email is unchanged. Its account is read, then the identity's use, the `sso.signin` audit row,
+ * the transfer token (ending the member's unused ones) and its `transfer.issued` row are written
+ * together, on PostgreSQL in one statement. Undefined for every other case, which
+ * `resolveSsoAccount` decides and audits in its transaction.
+ */
+export async function signInReturningMember(
+  deps: Deps,
+  connection: SsoConnectionRow,
+  identity: SsoIdentity,
+  meta: RequestMeta,
+): Promise<{ user: UserRow; transferToken: string } | undefined> {
+  const email = identity.email?.trim();
+  if (email === undefined || !isValidEmail(email)) return undefined;
+  const emailKey = normalizeEmail(email);
+  const issuer = ssoIssuerKey(connection.id);
+  const member = await findIdentityAccount(deps.db, issuer, identity.subject);
+  if (member === undefined || member.org_id !== connection.org_id || member.deactivated_at !== null || member.email_key !== emailKey) return undefined;
+  const now = deps.clock.now();
+  const { token, row } = newToken(now, { userId: member.id, purpose: 'transfer' });
+  await writeSsoSignIn(deps.db, {
+    identity: { issuer, subject: identity.subject, email, now },
+    signInAudit: auditRow(now, { type: 'sso.signin', meta, userId: member.id, emailKey, detail: { connectionId: connection.id } }),
+    token: row,
+    issuedAudit: auditRow(now, {
+      type: 'transfer.issued',
+      meta,
+      userId: member.id,
+      emailKey: member.email_key,
+      detail: { via: 'sso', connectionId: connection.id },
+    }),
+  });
+  return { user: member, transferToken: token };
 }
 
 async function link(uow: UnitOfWork, connection: SsoConnectionRow, identity: SsoIdentity, user: UserRow, meta: RequestMeta): Promise<UserRow> {

@@ -1,5 +1,9 @@
-import type { Selectable } from 'kysely';
-import type { Db, SsoConnectionsTable, SsoRequestsTable } from '../../db/schema.js';
+import { PostgresAdapter, type Selectable } from 'kysely';
+import { prefixed, preparedStatement, type Prefixed } from '../../db/prepared.js';
+import type { AuditEventsTable, Db, SsoConnectionsTable, SsoRequestsTable } from '../../db/schema.js';
+import { insertAuditEvent } from '../audit/audit.repo.js';
+import { touchIdentity } from '../google/google.repo.js';
+import { storeToken, type TokenRow } from '../tokens/tokens.js';
 
 export type SsoConnectionRow = Selectable<SsoConnectionsTable>;
 export type SsoRequestRow = Selectable<SsoRequestsTable>;
@@ -8,8 +12,13 @@ export async function insertConnection(db: Db, row: SsoConnectionRow): Promise<v
   await db.insertInto('sso_connections').values(row).execute();
 }
 
+// Decision 0029: the statements every SAML response and OIDC callback runs are prepared once.
+const connectionById = preparedStatement('foyer_sso_connection', ['id'], (db: Db, { id }: { id: string }) =>
+  db.selectFrom('sso_connections').selectAll().where('id', '=', id),
+);
+
 export async function findConnectionById(db: Db, id: string): Promise<SsoConnectionRow | undefined> {
-  return db.selectFrom('sso_connections').selectAll().where('id', '=', id).executeTakeFirst();
+  return (await connectionById(db, { id })).rows[0];
 }
 
 export async function findConnectionOfOrg(db: Db, orgId: string): Promise<SsoConnectionRow | undefined> {
@@ -46,16 +55,22 @@ export async function insertRequest(db: Db, row: SsoRequestRow): Promise<void> {
  * names a request (SAML `InResponseTo`, the OIDC `state`) is accepted once, on whichever instance
  * it reaches, and never for a request of another connection. Unknown, spent or expired: undefined.
  */
+const requestSpend = preparedStatement(
+  'foyer_sso_request_spend',
+  ['id', 'connectionId', 'now'],
+  (db: Db, input: { id: string; connectionId: string; now: number }) =>
+    db
+      .updateTable('sso_requests')
+      .set({ used_at: input.now })
+      .where('id', '=', input.id)
+      .where('connection_id', '=', input.connectionId)
+      .where('used_at', 'is', null)
+      .where('expires_at', '>', input.now)
+      .returningAll(),
+);
+
 export async function spendRequest(db: Db, input: { id: string; connectionId: string; now: number }): Promise<SsoRequestRow | undefined> {
-  return db
-    .updateTable('sso_requests')
-    .set({ used_at: input.now })
-    .where('id', '=', input.id)
-    .where('connection_id', '=', input.connectionId)
-    .where('used_at', 'is', null)
-    .where('expires_at', '>', input.now)
-    .returningAll()
-    .executeTakeFirst();
+  return (await requestSpend(db, input)).rows[0];
 }
 
 export async function deleteExpiredRequests(db: Db, now: number): Promise<void> {
@@ -67,11 +82,141 @@ export async function deleteExpiredRequests(db: Db, now: number): Promise<void> 
  * Records an accepted assertion's ID; false when it was seen before (a replay). The primary key
  * decides, so two instances receiving the same response at once accept it once.
  */
+const assertionSeen = preparedStatement(
+  'foyer_sso_assertion_seen',
+  ['connectionId', 'assertionId', 'expiresAt'],
+  (db: Db, input: { connectionId: string; assertionId: string; expiresAt: number }) =>
+    db
+      .insertInto('sso_assertions_seen')
+      .values({ connection_id: input.connectionId, assertion_id: input.assertionId, expires_at: input.expiresAt })
+      .onConflict((conflict) => conflict.columns(['connection_id', 'assertion_id']).doNothing())
+      .returning('assertion_id'),
+);
+
 export async function rememberAssertion(db: Db, input: { connectionId: string; assertionId: string; expiresAt: number }): Promise<boolean> {
-  const result = await db
-    .insertInto('sso_assertions_seen')
-    .values({ connection_id: input.connectionId, assertion_id: input.assertionId, expires_at: input.expiresAt })
-    .onConflict((conflict) => conflict.columns(['connection_id', 'assertion_id']).doNothing())
-    .executeTakeFirst();
-  return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
+  return (await assertionSeen(db, input)).rows.length === 1;
+}
+
+/** What a returning member's SSO sign-in writes (decision 0029): the identity's use, two audit rows, the transfer token. */
+export interface SsoSignIn {
+  identity: { issuer: string; subject: string; email: string; now: number };
+  signInAudit: AuditEventsTable;
+  /** A transfer token's row (tokens.ts `newToken`): the member's earlier unused ones end with it. */
+  token: TokenRow;
+  issuedAudit: AuditEventsTable;
+}
+
+type SsoSignInParameters = SsoSignIn['identity'] &
+  Prefixed<'signin_', AuditEventsTable> &
+  Prefixed<'token_', Pick<TokenRow, 'id' | 'user_id' | 'purpose' | 'expires_at'>> &
+  Prefixed<'issued_', AuditEventsTable>;
+
+/** The two audit rows among the statement's parameters. */
+function auditRows(p: SsoSignInParameters): { signIn: AuditEventsTable; issued: AuditEventsTable } {
+  return {
+    signIn: {
+      id: p.signin_id,
+      at: p.signin_at,
+      type: p.signin_type,
+      user_id: p.signin_user_id,
+      email_key: p.signin_email_key,
+      ip: p.signin_ip,
+      user_agent: p.signin_user_agent,
+      detail: p.signin_detail,
+    },
+    issued: {
+      id: p.issued_id,
+      at: p.issued_at,
+      type: p.issued_type,
+      user_id: p.issued_user_id,
+      email_key: p.issued_email_key,
+      ip: p.issued_ip,
+      user_agent: p.issued_user_agent,
+      detail: p.issued_detail,
+    },
+  };
+}
+
+const AUDIT_COLUMNS = ['id', 'at', 'type', 'user_id', 'email_key', 'ip', 'user_agent', 'detail'] as const;
+
+/**
+ * PostgreSQL: the sign-in's audit row, the member's unused transfer tokens ended, the new one
+ * stored and its audit row as data-modifying CTEs, then the identity's use: one statement, atomic
+ * without BEGIN and COMMIT. The CTEs see one snapshot, so the new token is not among those ended.
+ */
+const ssoSignInPg = preparedStatement(
+  'foyer_sso_signin',
+  [
+    'issuer',
+    'subject',
+    'email',
+    'now',
+    ...AUDIT_COLUMNS.map((column) => `signin_${column}` as const),
+    'token_id',
+    'token_user_id',
+    'token_purpose',
+    'token_expires_at',
+    ...AUDIT_COLUMNS.map((column) => `issued_${column}` as const),
+  ],
+  (db: Db, p: SsoSignInParameters) =>
+    db
+      .with('signed_in', (cte) => cte.insertInto('audit_events').values(auditRows(p).signIn).returning('id'))
+      .with('superseded', (cte) =>
+        cte
+          .updateTable('email_tokens')
+          .set({ used_at: p.now, ended_reason: 'superseded' })
+          .where('user_id', '=', p.token_user_id)
+          .where('purpose', '=', p.token_purpose)
+          .where('used_at', 'is', null)
+          .returning('id'),
+      )
+      .with('issued', (cte) =>
+        cte
+          .insertInto('email_tokens')
+          .values({
+            id: p.token_id,
+            user_id: p.token_user_id,
+            purpose: p.token_purpose,
+            created_at: p.now,
+            expires_at: p.token_expires_at,
+            used_at: null,
+            signup_id: null,
+            new_email: null,
+            ended_reason: null,
+          })
+          .returning('id'),
+      )
+      .with('audited', (cte) => cte.insertInto('audit_events').values(auditRows(p).issued).returning('id'))
+      .updateTable('external_identities')
+      .set({ email: p.email, last_used_at: p.now })
+      .where('issuer', '=', p.issuer)
+      .where('subject', '=', p.subject),
+);
+
+/**
+ * Writes a returning member's SSO sign-in together or not at all: on PostgreSQL one statement,
+ * where BEGIN, six statements and COMMIT took eight round trips; on SQLite one transaction.
+ */
+export async function writeSsoSignIn(db: Db, signIn: SsoSignIn): Promise<void> {
+  if (signIn.token.signup_id !== null || signIn.token.new_email !== null || signIn.token.created_at !== signIn.identity.now) {
+    throw new Error('an SSO sign-in issues a plain transfer token at the moment of the sign-in');
+  }
+  if (db.getExecutor().adapter instanceof PostgresAdapter) {
+    const { id, user_id, purpose, expires_at } = signIn.token;
+    await ssoSignInPg(db, {
+      ...signIn.identity,
+      ...prefixed('signin_', signIn.signInAudit),
+      ...prefixed('token_', { id, user_id, purpose, expires_at }),
+      ...prefixed('issued_', signIn.issuedAudit),
+    });
+    return;
+  }
+  const write = async (trx: Db) => {
+    await touchIdentity(trx, signIn.identity);
+    await insertAuditEvent(trx, signIn.signInAudit);
+    await storeToken(trx, signIn.token);
+    await insertAuditEvent(trx, signIn.issuedAudit);
+  };
+  if (db.isTransaction) await write(db);
+  else await db.transaction().execute(write);
 }

@@ -128,6 +128,70 @@ describe.skipIf(dbUnavailable)('company SSO over SAML: the assertion consumer (d
       expect(await t.db.selectFrom('users').select('id').where('email_key', '=', first.email).executeTakeFirst()).toBeUndefined();
     });
 
+    it('signs a returning member in with a new transfer token that ends the unused earlier one, both audited', async () => {
+      const first = await startedAndKnown();
+      const earlier = landing(await postAcs(t, first.corp.urls.acs, signedResponse(first.base))).get('transferToken') ?? '';
+      const user = await t.db.selectFrom('users').selectAll().where('email_key', '=', first.email).executeTakeFirstOrThrow();
+      const issuer = `sso:${first.corp.connection.id}`;
+      t.clock.advance(MINUTE);
+      const again = await startSso(t, first.email);
+      const inResponseTo = readAuthnRequest(again.json<{ url: string }>().url).id;
+      const token =
+        landing(await postAcs(t, first.corp.urls.acs, signedResponse({ ...first.base, inResponseTo, now: t.clock.now() }))).get('transferToken') ?? '';
+      expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      expect(token).not.toBe(earlier);
+
+      expect((await exchange(t, earlier)).json()).toEqual({ errorMessage: 'ssoTransferFailed' });
+      expect((await exchange(t, token)).statusCode).toBe(200);
+      const identity = await t.db.selectFrom('external_identities').selectAll().where('issuer', '=', issuer).executeTakeFirstOrThrow();
+      expect(identity).toMatchObject({ subject: first.base.nameId, user_id: user.id, last_used_at: t.clock.now() });
+      expect(await t.db.selectFrom('users').select('id').where('org_id', '=', first.corp.org.id).execute()).toEqual([{ id: user.id }]);
+      const signIns = await listAuditEvents(t.db, { emailKey: first.email, type: 'sso.signin' });
+      expect(signIns.map((event) => [event.user_id, event.at, JSON.parse(event.detail ?? '{}')])).toEqual([
+        [user.id, t.clock.now(), { connectionId: first.corp.connection.id }],
+      ]);
+      const issued = await listAuditEvents(t.db, { emailKey: first.email, type: 'transfer.issued' });
+      expect(issued.map((event) => event.at)).toEqual([t.clock.now() - MINUTE, t.clock.now()]);
+    });
+
+    it("keeps nothing of a returning member's sign-in whose transfer token cannot be written: the earlier token still works", async () => {
+      const first = await startedAndKnown();
+      const earlier = landing(await postAcs(t, first.corp.urls.acs, signedResponse(first.base))).get('transferToken') ?? '';
+      const issuer = `sso:${first.corp.connection.id}`;
+      const before = await t.db.selectFrom('external_identities').selectAll().where('issuer', '=', issuer).executeTakeFirstOrThrow();
+      t.clock.advance(MINUTE);
+      const again = await startSso(t, first.email);
+      const inResponseTo = readAuthnRequest(again.json<{ url: string }>().url).id;
+      const restore = await refuseInserts(t.db, 'email_tokens', "new.purpose = 'transfer'");
+      try {
+        const failed = await postAcs(t, first.corp.urls.acs, signedResponse({ ...first.base, inResponseTo, now: t.clock.now() }));
+        expect(String(failed.headers.location ?? '')).not.toContain('transferToken');
+      } finally {
+        await restore();
+      }
+      expect(await t.db.selectFrom('external_identities').selectAll().where('issuer', '=', issuer).executeTakeFirstOrThrow()).toEqual(before);
+      expect(await listAuditEvents(t.db, { emailKey: first.email, type: 'sso.signin' })).toEqual([]);
+      expect((await listAuditEvents(t.db, { emailKey: first.email, type: 'transfer.issued' })).length).toBe(1);
+      expect((await exchange(t, earlier)).statusCode).toBe(200);
+    });
+
+    it('1001 for a known identity whose account was deactivated or left the organisation since', async () => {
+      const other = await samlOrganization(t);
+      for (const change of ['deactivated', 'otherOrg'] as const) {
+        const first = await startedAndKnown();
+        landing(await postAcs(t, first.corp.urls.acs, signedResponse(first.base)));
+        await t.db
+          .updateTable('users')
+          .set(change === 'deactivated' ? { deactivated_at: t.clock.now() } : { org_id: other.org.id })
+          .where('email_key', '=', first.email)
+          .execute();
+        const again = await startSso(t, first.email);
+        const inResponseTo = readAuthnRequest(again.json<{ url: string }>().url).id;
+        await postRefused(t, { id: first.corp.connection.id, acs: first.corp.urls.acs }, signedResponse({ ...first.base, inResponseTo }), '1001');
+        expect(await listAuditEvents(t.db, { emailKey: first.email, type: 'sso.signin' })).toEqual([]);
+      }
+    });
+
     it('links an invited member of the organisation, verifying the account and ending the invitation link', async () => {
       const { corp, email, base } = await startedAndKnown();
       const { inviteMember } = await import('../organizations/invitations.service.js');

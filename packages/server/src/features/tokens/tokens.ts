@@ -34,31 +34,42 @@ export async function issueToken(
   uow: UnitOfWork,
   input: { userId: string; purpose: TokenPurpose; signupId?: string; newEmail?: string },
 ): Promise<string> {
-  const token = randomToken();
-  const { now } = uow;
-  const signupId = input.signupId ?? null;
-  let superseded = uow.db
-    .updateTable('email_tokens')
-    .set({ used_at: now, ended_reason: 'superseded' satisfies TokenEndReason })
-    .where('user_id', '=', input.userId)
-    .where('purpose', '=', input.purpose)
-    .where('used_at', 'is', null);
-  if (signupId !== null) superseded = superseded.where('signup_id', '=', signupId);
-  await superseded.execute();
-  await uow.db
-    .insertInto('email_tokens')
-    .values({
-      id: sha256Hex(token),
-      user_id: input.userId,
-      purpose: input.purpose,
-      created_at: now,
-      expires_at: now + lifetimeOf(input.purpose),
-      used_at: null,
-      signup_id: signupId,
-      new_email: input.newEmail ?? null,
-    })
-    .execute();
+  const { token, row } = newToken(uow.now, input);
+  await storeToken(uow.db, row);
   return token;
+}
+
+/** A fresh token and the row that stores it (only its SHA-256), for `storeToken` or a statement that writes it with its cause. */
+export function newToken(
+  now: number,
+  input: { userId: string; purpose: TokenPurpose; signupId?: string; newEmail?: string },
+): { token: string; row: TokenRow } {
+  const token = randomToken();
+  const row: TokenRow = {
+    id: sha256Hex(token),
+    user_id: input.userId,
+    purpose: input.purpose,
+    created_at: now,
+    expires_at: now + lifetimeOf(input.purpose),
+    used_at: null,
+    signup_id: input.signupId ?? null,
+    new_email: input.newEmail ?? null,
+    ended_reason: null,
+  };
+  return { token, row };
+}
+
+/** Stores a token's row, ending the earlier unused ones it replaces (see `issueToken`). */
+export async function storeToken(db: Db, row: TokenRow): Promise<void> {
+  let superseded = db
+    .updateTable('email_tokens')
+    .set({ used_at: row.created_at, ended_reason: 'superseded' satisfies TokenEndReason })
+    .where('user_id', '=', row.user_id)
+    .where('purpose', '=', row.purpose)
+    .where('used_at', 'is', null);
+  if (row.signup_id !== null) superseded = superseded.where('signup_id', '=', row.signup_id);
+  await superseded.execute();
+  await db.insertInto('email_tokens').values(row).execute();
 }
 
 export async function findToken(db: Db, token: string): Promise<TokenRow | undefined> {
