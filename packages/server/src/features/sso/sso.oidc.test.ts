@@ -6,6 +6,7 @@ import { randomToken, sha256Hex } from '../../lib/crypto.js';
 import { exchange, expectRefused, landing, startSso } from '../../../test/sso.js';
 import { postJson } from '../../../test/account-entry.js';
 import { CLI_META } from '../audit/audit.service.js';
+import { listAuditEvents } from '../audit/audit.repo.js';
 import { startStandIn, standInSubject, type StandIn } from '../google/stand-in.js';
 import { createOrganization } from '../organizations/organizations.service.js';
 import { testConfig } from '../../../test/helpers.js';
@@ -177,5 +178,23 @@ describe.skipIf(dbUnavailable)('company SSO over OpenID Connect (decision 0022)'
     const token = landing(await callback({ code: outcome.code, state: outcome.state })).get('transferToken') ?? '';
     expect((await exchange(t, token)).statusCode).toBe(200);
     expect((await exchange(t, token)).json()).toEqual({ errorMessage: 'ssoTransferFailed' });
+  });
+
+  it('signs a returning member in again: the same account, a new transfer token that ends the unused earlier one', async () => {
+    const email = `barbara@${domain}`;
+    const signIn = async () => {
+      const outcome = await passConsent(await consentUrl(email), { email }, CALLBACK);
+      if (!('code' in outcome)) throw new Error(outcome.error);
+      return landing(await callback({ code: outcome.code, state: outcome.state })).get('transferToken') ?? '';
+    };
+    const earlier = await signIn();
+    const [account] = await t.db.selectFrom('users').select('id').where('email_key', '=', email).execute();
+    const token = await signIn();
+    expect(await t.db.selectFrom('users').select('id').where('email_key', '=', email).execute()).toEqual([account]);
+    expect((await exchange(t, earlier)).json()).toEqual({ errorMessage: 'ssoTransferFailed' });
+    expect((await exchange(t, token)).statusCode).toBe(200);
+    const signIns = await listAuditEvents(t.db, { emailKey: email, type: 'sso.signin' });
+    expect(signIns.map((event) => [event.user_id, JSON.parse(event.detail ?? '{}')])).toEqual([[account?.id, { connectionId: CONNECTION_ID }]]);
+    expect((await listAuditEvents(t.db, { emailKey: email, type: 'transfer.issued' })).length).toBe(2);
   });
 });
