@@ -3,7 +3,7 @@ import { prefixed, preparedStatement, type Prefixed } from '../../db/prepared.js
 import type { AuditEventsTable, Db, SsoConnectionsTable, SsoRequestsTable } from '../../db/schema.js';
 import { insertAuditEvent } from '../audit/audit.repo.js';
 import { touchIdentity } from '../google/google.repo.js';
-import { storeToken, type TokenRow } from '../tokens/tokens.js';
+import { storeToken, type TokenEndReason, type TokenRow } from '../tokens/tokens.js';
 
 export type SsoConnectionRow = Selectable<SsoConnectionsTable>;
 export type SsoRequestRow = Selectable<SsoRequestsTable>;
@@ -50,11 +50,6 @@ export async function insertRequest(db: Db, row: SsoRequestRow): Promise<void> {
   await db.insertInto('sso_requests').values(row).execute();
 }
 
-/**
- * Spends a waiting sign-in request of this connection in one conditional UPDATE: a response that
- * names a request (SAML `InResponseTo`, the OIDC `state`) is accepted once, on whichever instance
- * it reaches, and never for a request of another connection. Unknown, spent or expired: undefined.
- */
 const requestSpend = preparedStatement(
   'foyer_sso_request_spend',
   ['id', 'connectionId', 'now'],
@@ -69,6 +64,11 @@ const requestSpend = preparedStatement(
       .returningAll(),
 );
 
+/**
+ * Spends a waiting sign-in request of this connection in one conditional UPDATE: a response that
+ * names a request (SAML `InResponseTo`, the OIDC `state`) is accepted once, on whichever instance
+ * it reaches, and never for a request of another connection. Unknown, spent or expired: undefined.
+ */
 export async function spendRequest(db: Db, input: { id: string; connectionId: string; now: number }): Promise<SsoRequestRow | undefined> {
   return (await requestSpend(db, input)).rows[0];
 }
@@ -78,10 +78,6 @@ export async function deleteExpiredRequests(db: Db, now: number): Promise<void> 
   await db.deleteFrom('sso_assertions_seen').where('expires_at', '<=', now).execute();
 }
 
-/**
- * Records an accepted assertion's ID; false when it was seen before (a replay). The primary key
- * decides, so two instances receiving the same response at once accept it once.
- */
 const assertionSeen = preparedStatement(
   'foyer_sso_assertion_seen',
   ['connectionId', 'assertionId', 'expiresAt'],
@@ -93,6 +89,10 @@ const assertionSeen = preparedStatement(
       .returning('assertion_id'),
 );
 
+/**
+ * Records an accepted assertion's ID; false when it was seen before (a replay). The primary key
+ * decides, so two instances receiving the same response at once accept it once.
+ */
 export async function rememberAssertion(db: Db, input: { connectionId: string; assertionId: string; expiresAt: number }): Promise<boolean> {
   return (await assertionSeen(db, input)).rows.length === 1;
 }
@@ -164,7 +164,7 @@ const ssoSignInPg = preparedStatement(
       .with('superseded', (cte) =>
         cte
           .updateTable('email_tokens')
-          .set({ used_at: p.now, ended_reason: 'superseded' })
+          .set({ used_at: p.now, ended_reason: 'superseded' satisfies TokenEndReason })
           .where('user_id', '=', p.token_user_id)
           .where('purpose', '=', p.token_purpose)
           .where('used_at', 'is', null)
@@ -194,8 +194,9 @@ const ssoSignInPg = preparedStatement(
 );
 
 /**
- * Writes a returning member's SSO sign-in together or not at all: on PostgreSQL one statement,
- * where BEGIN, six statements and COMMIT took eight round trips; on SQLite one transaction.
+ * Writes a returning member's SSO sign-in together or not at all: on PostgreSQL one statement
+ * (after the account's read, two round trips where the transaction took nine: BEGIN, the domain
+ * and the account read, five writes, COMMIT); on SQLite one transaction.
  */
 export async function writeSsoSignIn(db: Db, signIn: SsoSignIn): Promise<void> {
   if (signIn.token.signup_id !== null || signIn.token.new_email !== null || signIn.token.created_at !== signIn.identity.now) {
