@@ -1,5 +1,6 @@
 import { BlockList, isIP } from 'node:net';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { NO_CONTROL_CHARACTERS } from '@foyer/contract';
 import { z } from 'zod';
 import type { Config } from '../../config.js';
 import { AppError } from '../../lib/errors.js';
@@ -49,7 +50,9 @@ export const DevMailboxMessage = z.object({
   deliveredAt: z.string(),
 });
 export const DevMailboxResponse = z.object({ messages: z.array(DevMailboxMessage) });
-const DevMailboxQuery = z.object({ to: z.string().max(254).optional() });
+/** Text from the address bar: no control characters, which PostgreSQL would refuse with a 500 (NUL). */
+const addressBarText = (max: number) => z.string().max(max).regex(NO_CONTROL_CHARACTERS, 'must not contain control characters');
+const DevMailboxQuery = z.object({ to: addressBarText(254).optional() });
 
 function toMessage(row: DevMailboxRow): z.infer<typeof DevMailboxMessage> {
   return {
@@ -134,7 +137,7 @@ export const devMailboxRoutes: FastifyPluginAsyncZod = async (app) => {
 
   // The HTML part as a recipient's mail client shows it. Its inline styles need a CSP of its own:
   // styles only, no script, no network, sandboxed.
-  app.get(`${DEV_MAILBOX_PATH}/:id`, { schema: { hide: true, params: z.object({ id: z.string().max(64) }) } }, async (request, reply) => {
+  app.get(`${DEV_MAILBOX_PATH}/:id`, { schema: { hide: true, params: z.object({ id: addressBarText(64) }) } }, async (request, reply) => {
     const row = await findDevMailboxMessage(app.db, request.params.id);
     if (row === undefined) throw new AppError('notFound');
     return reply

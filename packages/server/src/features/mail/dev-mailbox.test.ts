@@ -119,6 +119,15 @@ describe.skipIf(dbUnavailable)('the dev mailbox', () => {
     }
   });
 
+  it('answers 400 invalidRequest, not a database error, for a control character in the search or a message id', async () => {
+    const app = await local();
+    for (const url of [`${DEV_MAILBOX_PATH}.json?to=a%00b`, `${DEV_MAILBOX_PATH}?to=%01`, `${DEV_MAILBOX_PATH}/%00`, `${DEV_MAILBOX_PATH}/x%7F`]) {
+      const response = await app.app.inject({ method: 'GET', url });
+      expect(response.statusCode, url).toBe(400);
+      expect(response.json(), url).toMatchObject({ errorMessage: 'invalidRequest' });
+    }
+  });
+
   it('does not exist locally when SMTP_URL is set: mail goes to SMTP then', async () => {
     t = await createTestApp({ database, env: { FOYER_ENV: 'local', SMTP_URL: 'smtp://127.0.0.1:9' } });
     expect((await t.app.inject({ method: 'GET', url: `${DEV_MAILBOX_PATH}.json` })).statusCode).toBe(404);

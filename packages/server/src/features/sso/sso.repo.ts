@@ -17,7 +17,16 @@ const connectionById = preparedStatement('foyer_sso_connection', ['id'], (db: Db
   db.selectFrom('sso_connections').selectAll().where('id', '=', id),
 );
 
+/**
+ * What a connection's id can be (`sso_` and base64url, sso.connections.ts): an id from a provider's
+ * request address that is anything else names no connection and is not looked up, so a NUL or a
+ * stray byte in the path never reaches the database (PostgreSQL refuses NUL in text).
+ */
+const CONNECTION_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** The connection with this id; undefined for an unknown id and one no connection can have. */
 export async function findConnectionById(db: Db, id: string): Promise<SsoConnectionRow | undefined> {
+  if (!CONNECTION_ID.test(id)) return undefined;
   return (await connectionById(db, { id })).rows[0];
 }
 

@@ -9,6 +9,7 @@ import {
   IDP_KEYS,
   ROLLOVER_KEYS,
   assertionXml,
+  encode,
   idOf,
   idpMetadata,
   newId,
@@ -300,6 +301,25 @@ describe.skipIf(dbUnavailable)('company SSO over SAML: the assertion consumer (d
       const { removeConnection } = await import('./sso.connections.js');
       await removeConnection(t.deps, { org: corp.org.id }, CLI_META);
       await postRefused(t, { id: corp.connection.id, acs: corp.urls.acs }, signedResponse(base), '1005');
+    });
+
+    it('404 and 1005 for a connection id no connection can have (control characters, other alphabets), never a 500', async () => {
+      const { base } = await startedAndKnown();
+      const form = new URLSearchParams({ SAMLResponse: encode(signedResponse(base)) }).toString();
+      for (const id of ['%00', 'sso_a%00b', 'a%01b', '%7F', '%C2%85', '%E2%80%A8', 'sso_%C3%A9t%C3%A9', 'a.b', '%20']) {
+        const metadata = await t.app.inject({ method: 'GET', url: `/sso/saml/${id}/metadata` });
+        expect(metadata.statusCode, id).toBe(404);
+        expect(metadata.json(), id).toEqual({ errorMessage: 'notFound' });
+        const acs = await t.app.inject({
+          method: 'POST',
+          url: `/sso/saml/${id}/acs`,
+          payload: form,
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        });
+        expect(landing(acs).get('code'), id).toBe('1005');
+        const callback = await t.app.inject({ method: 'GET', url: `/sso/oidc/${id}/callback?code=c&state=s` });
+        expect(landing(callback).get('code'), id).toBe('1005');
+      }
     });
   });
 
