@@ -77,3 +77,9 @@ export type Prefixed<P extends string, T extends object> = { [K in keyof T & str
 export function prefixed<P extends string, T extends object>(prefix: P, row: T): Prefixed<P, T> {
   return Object.fromEntries(Object.entries(row).map(([key, value]) => [`${prefix}${key}`, value])) as Prefixed<P, T>;
 }
+
+/** The row `prefixed` spread among a statement's parameters, read back by its columns (inside a statement's builder). */
+export function unprefixed<P extends string, T extends object>(prefix: P, parameters: Prefixed<P, T>, columns: ReadonlyArray<keyof T & string>): T {
+  const source = parameters as unknown as Record<string, unknown>;
+  return Object.fromEntries(columns.map((column) => [column, source[`${prefix}${column}`]])) as T;
+}

@@ -1,6 +1,18 @@
 import type { Kysely, Transaction } from 'kysely';
-import { preparedStatement } from '../../db/prepared.js';
+import { preparedStatement, unprefixed, type Prefixed } from '../../db/prepared.js';
 import type { AuditEventsTable, DB, Db } from '../../db/schema.js';
+
+const AUDIT_COLUMNS = ['id', 'at', 'type', 'user_id', 'email_key', 'ip', 'user_agent', 'detail'] as const satisfies ReadonlyArray<keyof AuditEventsTable>;
+
+/** The parameter names of an audit row that a statement takes among its own under `prefix` (db/prepared.ts `prefixed`). */
+export function auditParameterNames<P extends string>(prefix: P): Array<`${P}${(typeof AUDIT_COLUMNS)[number]}`> {
+  return AUDIT_COLUMNS.map((column) => `${prefix}${column}` as const);
+}
+
+/** That audit row, read back from the parameters inside the statement's builder. */
+export function auditRowAmong<P extends string>(prefix: P, parameters: Prefixed<P, AuditEventsTable>): AuditEventsTable {
+  return unprefixed<P, AuditEventsTable>(prefix, parameters, AUDIT_COLUMNS);
+}
 
 /** Every sign-in writes one: compiled once, prepared once per PostgreSQL connection (decision 0029). */
 const insertAuditRow = preparedStatement(

@@ -1,7 +1,7 @@
 import { PostgresAdapter, type Compilable } from 'kysely';
 import { prefixed, preparedStatement, type Prefixed } from '../../db/prepared.js';
 import type { AuditEventsTable, Db } from '../../db/schema.js';
-import { insertAuditEvent } from '../audit/audit.repo.js';
+import { auditParameterNames, auditRowAmong, insertAuditEvent } from '../audit/audit.repo.js';
 import { deleteSession, insertSession, type NewSession } from './sessions.repo.js';
 
 /** A sign-in's closing writes (decision 0029): its audit row, the browser's old session ended, the new one. */
@@ -16,14 +16,7 @@ export type SessionStartParameters = { ended_session_id: string | null } & Prefi
 
 const SESSION_START_PARAMETERS = [
   'ended_session_id',
-  'audit_id',
-  'audit_at',
-  'audit_type',
-  'audit_user_id',
-  'audit_email_key',
-  'audit_ip',
-  'audit_user_agent',
-  'audit_detail',
+  ...auditParameterNames('audit_'),
   'session_id',
   'session_user_id',
   'session_device_id',
@@ -43,21 +36,7 @@ const SESSION_START_PARAMETERS = [
  */
 function withSessionStart(db: Db, p: SessionStartParameters) {
   return db
-    .with('audited', (cte) =>
-      cte
-        .insertInto('audit_events')
-        .values({
-          id: p.audit_id,
-          at: p.audit_at,
-          type: p.audit_type,
-          user_id: p.audit_user_id,
-          email_key: p.audit_email_key,
-          ip: p.audit_ip,
-          user_agent: p.audit_user_agent,
-          detail: p.audit_detail,
-        })
-        .returning('id'),
-    )
+    .with('audited', (cte) => cte.insertInto('audit_events').values(auditRowAmong('audit_', p)).returning('id'))
     .with('ended', (cte) =>
       cte
         .deleteFrom('sessions')

@@ -2,7 +2,7 @@ import { isValidEmail, normalizeEmail } from '@foyer/contract';
 import { isUniqueViolation } from '../../db/errors.js';
 import type { Deps } from '../../deps.js';
 import { inTransaction, type UnitOfWork } from '../../lib/unit-of-work.js';
-import { auditRow, recordAudit, type RequestMeta } from '../audit/audit.service.js';
+import { auditRow, recordAudit, type AuditEvent, type RequestMeta } from '../audit/audit.service.js';
 import { findIdentityAccount, insertIdentity, takeOverUnverified, touchIdentity } from '../google/google.repo.js';
 import { findDomain } from '../organizations/organizations.repo.js';
 import { emailDomain } from '../organizations/organizations.service.js';
@@ -33,6 +33,17 @@ export function ssoIssuerKey(connectionId: string): string {
   return `sso:${connectionId}`;
 }
 
+/** The email the provider asserted, trimmed, with its normalised key; undefined when it asserted none that is valid. */
+function assertedEmail(identity: SsoIdentity): { email: string; emailKey: string } | undefined {
+  const email = identity.email?.trim();
+  return email === undefined || !isValidEmail(email) ? undefined : { email, emailKey: normalizeEmail(email) };
+}
+
+/** The audit event of the transfer token a company sign-in hands out. */
+export function transferIssued(user: Pick<UserRow, 'id' | 'email_key'>, connection: SsoConnectionRow, meta: RequestMeta): AuditEvent {
+  return { type: 'transfer.issued', meta, userId: user.id, emailKey: user.email_key, detail: { via: 'sso', connectionId: connection.id } };
+}
+
 /**
  * Which account a validated identity signs in to (decision 0022), in one transaction:
  * - a known identity: its account, which must still be an active member of the organisation
@@ -54,9 +65,9 @@ export async function resolveSsoAccount<Completed>(
   meta: RequestMeta,
   complete: (uow: UnitOfWork, account: SsoAccount) => Promise<Completed>,
 ): Promise<SsoAccount & { completed: Completed }> {
-  const email = identity.email?.trim();
-  if (email === undefined || !isValidEmail(email)) throw new SsoFailure('1003', 'the provider asserted no usable email');
-  const emailKey = normalizeEmail(email);
+  const asserted = assertedEmail(identity);
+  if (asserted === undefined) throw new SsoFailure('1003', 'the provider asserted no usable email');
+  const { email, emailKey } = asserted;
   const issuer = ssoIssuerKey(connection.id);
   const orgId = connection.org_id;
 
@@ -135,9 +146,9 @@ export async function signInReturningMember(
   identity: SsoIdentity,
   meta: RequestMeta,
 ): Promise<{ user: UserRow; transferToken: string } | undefined> {
-  const email = identity.email?.trim();
-  if (email === undefined || !isValidEmail(email)) return undefined;
-  const emailKey = normalizeEmail(email);
+  const asserted = assertedEmail(identity);
+  if (asserted === undefined) return undefined;
+  const { email, emailKey } = asserted;
   const issuer = ssoIssuerKey(connection.id);
   const member = await findIdentityAccount(deps.db, issuer, identity.subject);
   if (member === undefined || member.org_id !== connection.org_id || member.deactivated_at !== null || member.email_key !== emailKey) return undefined;
@@ -147,13 +158,7 @@ export async function signInReturningMember(
     identity: { issuer, subject: identity.subject, email, now },
     signInAudit: auditRow(now, { type: 'sso.signin', meta, userId: member.id, emailKey, detail: { connectionId: connection.id } }),
     token: row,
-    issuedAudit: auditRow(now, {
-      type: 'transfer.issued',
-      meta,
-      userId: member.id,
-      emailKey: member.email_key,
-      detail: { via: 'sso', connectionId: connection.id },
-    }),
+    issuedAudit: auditRow(now, transferIssued(member, connection, meta)),
   });
   return { user: member, transferToken: token };
 }

@@ -1,7 +1,7 @@
 import { PostgresAdapter, type Selectable } from 'kysely';
 import { prefixed, preparedStatement, type Prefixed } from '../../db/prepared.js';
 import type { AuditEventsTable, Db, SsoConnectionsTable, SsoRequestsTable } from '../../db/schema.js';
-import { insertAuditEvent } from '../audit/audit.repo.js';
+import { auditParameterNames, auditRowAmong, insertAuditEvent } from '../audit/audit.repo.js';
 import { touchIdentity } from '../google/google.repo.js';
 import { storeToken, type TokenEndReason, type TokenRow } from '../tokens/tokens.js';
 
@@ -120,34 +120,6 @@ type SsoSignInParameters = SsoSignIn['identity'] &
   Prefixed<'token_', Pick<TokenRow, 'id' | 'user_id' | 'purpose' | 'expires_at'>> &
   Prefixed<'issued_', AuditEventsTable>;
 
-/** The two audit rows among the statement's parameters. */
-function auditRows(p: SsoSignInParameters): { signIn: AuditEventsTable; issued: AuditEventsTable } {
-  return {
-    signIn: {
-      id: p.signin_id,
-      at: p.signin_at,
-      type: p.signin_type,
-      user_id: p.signin_user_id,
-      email_key: p.signin_email_key,
-      ip: p.signin_ip,
-      user_agent: p.signin_user_agent,
-      detail: p.signin_detail,
-    },
-    issued: {
-      id: p.issued_id,
-      at: p.issued_at,
-      type: p.issued_type,
-      user_id: p.issued_user_id,
-      email_key: p.issued_email_key,
-      ip: p.issued_ip,
-      user_agent: p.issued_user_agent,
-      detail: p.issued_detail,
-    },
-  };
-}
-
-const AUDIT_COLUMNS = ['id', 'at', 'type', 'user_id', 'email_key', 'ip', 'user_agent', 'detail'] as const;
-
 /**
  * PostgreSQL: the sign-in's audit row, the member's unused transfer tokens ended, the new one
  * stored and its audit row as data-modifying CTEs, then the identity's use: one statement, atomic
@@ -160,16 +132,16 @@ const ssoSignInPg = preparedStatement(
     'subject',
     'email',
     'now',
-    ...AUDIT_COLUMNS.map((column) => `signin_${column}` as const),
+    ...auditParameterNames('signin_'),
     'token_id',
     'token_user_id',
     'token_purpose',
     'token_expires_at',
-    ...AUDIT_COLUMNS.map((column) => `issued_${column}` as const),
+    ...auditParameterNames('issued_'),
   ],
   (db: Db, p: SsoSignInParameters) =>
     db
-      .with('signed_in', (cte) => cte.insertInto('audit_events').values(auditRows(p).signIn).returning('id'))
+      .with('signed_in', (cte) => cte.insertInto('audit_events').values(auditRowAmong('signin_', p)).returning('id'))
       .with('superseded', (cte) =>
         cte
           .updateTable('email_tokens')
@@ -195,7 +167,7 @@ const ssoSignInPg = preparedStatement(
           })
           .returning('id'),
       )
-      .with('audited', (cte) => cte.insertInto('audit_events').values(auditRows(p).issued).returning('id'))
+      .with('audited', (cte) => cte.insertInto('audit_events').values(auditRowAmong('issued_', p)).returning('id'))
       .updateTable('external_identities')
       .set({ email: p.email, last_used_at: p.now })
       .where('issuer', '=', p.issuer)

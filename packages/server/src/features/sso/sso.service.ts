@@ -11,7 +11,7 @@ import { emailDomain } from '../organizations/organizations.service.js';
 import { issueToken } from '../tokens/tokens.js';
 import type { SamlConnectionSettings } from './saml.response.js';
 import type { SamlThreads } from './saml.thread.js';
-import { resolveSsoAccount, signInReturningMember, type SsoIdentity } from './sso.accounts.js';
+import { resolveSsoAccount, signInReturningMember, transferIssued, type SsoIdentity } from './sso.accounts.js';
 import { SsoFailure } from './sso.failure.js';
 import type { SsoOidcClients } from './sso.oidc.js';
 import { deleteExpiredRequests, findConnectionById, findConnectionOfOrg, insertRequest, type SsoConnectionRow, type SsoRequestRow } from './sso.repo.js';
@@ -188,13 +188,7 @@ export async function completeSso(
     (
       await resolveSsoAccount(deps, connection, identity, meta, async (uow, { user }) => {
         const token = await issueToken(uow, { userId: user.id, purpose: 'transfer' });
-        await recordAudit(uow, {
-          type: 'transfer.issued',
-          meta,
-          userId: user.id,
-          emailKey: user.email_key,
-          detail: { via: 'sso', connectionId: connection.id },
-        });
+        await recordAudit(uow, transferIssued(user, connection, meta));
         return token;
       })
     ).completed;
