@@ -3,6 +3,11 @@ export function median(values: readonly number[]): number {
   return [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 }
 
+/** The value a quarter of the way up: the work itself, where anything else only ever adds to it. */
+export function lowerQuartile(values: readonly number[]): number {
+  return [...values].sort((a, b) => a - b)[Math.floor(values.length / 4)] ?? 0;
+}
+
 /** Milliseconds an async call takes. */
 export async function timedMs(run: () => Promise<unknown>): Promise<number> {
   const start = performance.now();
