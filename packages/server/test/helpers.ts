@@ -53,7 +53,7 @@ const CATALOG_RACES = new Set(['3F000', '42P01', '42703']);
  * here, and only for a failure before any migration ran ("Migrations failed", not "Migration N
  * failed"): nothing was migrated then.
  */
-async function migrateTestSchema(database: Database): Promise<void> {
+export async function migrateTestSchema(database: Database): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
       await migrateToLatest(database);
