@@ -183,16 +183,18 @@ export async function completeSso(
   meta: RequestMeta,
 ): Promise<string> {
   const returning = await signInReturningMember(deps, connection, identity, meta);
-  const transferToken =
-    returning?.transferToken ??
-    (
-      await resolveSsoAccount(deps, connection, identity, meta, async (uow, { user }) => {
-        const token = await issueToken(uow, { userId: user.id, purpose: 'transfer' });
-        await recordAudit(uow, transferIssued(user, connection, meta));
-        return token;
-      })
-    ).completed;
+  const transferToken = returning?.transferToken ?? (await resolveWithTransferToken(deps, connection, identity, meta));
   return landing({ transferToken, native: request.clientKind === 'native', returnUrl: request.returnUrl });
+}
+
+/** Every case but a returning member's: `resolveSsoAccount` decides it, then the transfer token in the same transaction. */
+async function resolveWithTransferToken(deps: Deps, connection: SsoConnectionRow, identity: SsoIdentity, meta: RequestMeta): Promise<string> {
+  const { completed } = await resolveSsoAccount(deps, connection, identity, meta, async (uow, { user }) => {
+    const token = await issueToken(uow, { userId: user.id, purpose: 'transfer' });
+    await recordAudit(uow, transferIssued(user, connection, meta));
+    return token;
+  });
+  return completed;
 }
 
 /** The connection a response names in its address; a removed one is a misconfiguration (1005). */
