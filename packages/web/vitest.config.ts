@@ -11,5 +11,7 @@ export default defineProject({
     environment: 'jsdom',
     include: ['src/**/*.test.{ts,tsx}'],
     setupFiles: ['src/test/setup.ts'],
+    // Above the 5 s that findBy and waitFor wait (src/test/setup.ts).
+    testTimeout: 15_000,
   },
 });

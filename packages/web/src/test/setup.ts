@@ -1,8 +1,13 @@
 import '@testing-library/jest-dom/vitest';
-import { cleanup } from '@testing-library/react';
+import { cleanup, configure } from '@testing-library/react';
 import { afterEach, beforeEach, expect, vi } from 'vitest';
 import { consoleErrors } from './console-errors';
 import { stubFetch } from './fetch-stub';
+
+// A test's first render of a screen loads the screen's code (a lazy route) through Vite's
+// transform, which on a busy two-core machine took over the default second of findBy and waitFor
+// (a CI run failed that way). Awaited texts get 5 s; the test itself gets 15 (vitest.config.ts).
+configure({ asyncUtilTimeout: 5000 });
 
 // Any console.error during a test fails it (STYLE.md, after epic-stack): React warnings and
 // unexpected failures must not pass quietly. A test that expects one takes it out of the list.
