@@ -16,7 +16,12 @@ let browser: Browser;
 
 before(async () => {
   upstream = await new OfrepServer({ 'discourse-sso': toggle(true) }).start();
-  server = await startServer({ FLAGS_OFREP_URL: upstream.url });
+  // The first round asks for every flag at once, each on a new connection, from a process that
+  // has not used fetch yet; beside a browser and another test file on two busy cores it took over
+  // the default 500 ms in a CI run, and the pages then had the defaults for the 5 s cool-down.
+  // This file is about a changed flag reaching the pages, so it allows the most, 5 s (a timeout's
+  // own behaviour is tested in flags.test.ts of the server).
+  server = await startServer({ FLAGS_OFREP_URL: upstream.url, FLAGS_OFREP_TIMEOUT_MS: '5000' });
   browser = await launchBrowser();
 });
 
