@@ -286,7 +286,8 @@ async function phase(label, parts, { database } = {}) {
  * What holds Foyer's memory, as far as it can be told from outside: the V8 heap and the memory
  * outside it that V8 knows of (buffers), from its own metrics; the most argon2id can hold at once
  * (its memory cost for each hashing slot, one per core, decision 0011); SQLite's page cache at
- * most (its default cache_size, 2000 KiB per connection; with PostgreSQL, none); the web build
+ * most (the cache_size Foyer's connection sets, SQLITE_PAGE_CACHE_KIB in db/database.ts: 2000 KiB;
+ * with PostgreSQL, none); the web build
  * held in memory (the index page: assets are read from disk per request). The rest of the RSS is
  * code, V8's own structures, native libraries and the allocator's free lists.
  */
