@@ -80,6 +80,10 @@ export interface AssertionOptions {
   status?: string;
   /** Raw XML put inside NameID instead of the escaped nameId (comment attacks). */
   rawNameId?: string;
+  /** The NameID's Format (default persistent); null leaves the attribute out. */
+  nameIdFormat?: string | null;
+  /** The email attribute's Name (default `email`) and, when given, its FriendlyName. */
+  emailAttribute?: { name: string; friendlyName?: string };
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -94,14 +98,16 @@ export function assertionXml(o: AssertionOptions): string {
   const confirmationTimes = confirmUntil === null ? '' : ` NotOnOrAfter="${iso(confirmUntil)}"`;
   const recipient = o.recipient === null ? '' : ` Recipient="${o.recipient ?? o.acsUrl}"`;
   const audience = o.audience === null ? '' : `<saml:AudienceRestriction><saml:Audience>${o.audience}</saml:Audience></saml:AudienceRestriction>`;
+  const format = o.nameIdFormat === undefined ? 'urn:oasis:names:tc:SAML:2.0:nameid-format:persistent' : o.nameIdFormat;
+  const nameIdFormat = format === null ? '' : ` Format="${format}"`;
   const attributes: string[] = [];
-  if (o.email !== null) attributes.push(attribute('email', o.email ?? o.nameId));
+  if (o.email !== null) attributes.push(attribute(o.emailAttribute?.name ?? 'email', o.email ?? o.nameId, o.emailAttribute?.friendlyName));
   if (o.givenName !== undefined) attributes.push(attribute('givenName', o.givenName));
   if (o.familyName !== undefined) attributes.push(attribute('sn', o.familyName));
   return (
     `<saml:Assertion xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="${id}" Version="2.0" IssueInstant="${iso(o.now)}">` +
     `<saml:Issuer>${o.issuer ?? IDP_ENTITY_ID}</saml:Issuer>` +
-    `<saml:Subject><saml:NameID Format="urn:oasis:names:tc:SAML:2.0:nameid-format:persistent">${o.rawNameId ?? o.nameId}</saml:NameID>` +
+    `<saml:Subject><saml:NameID${nameIdFormat}>${o.rawNameId ?? o.nameId}</saml:NameID>` +
     `<saml:SubjectConfirmation Method="urn:oasis:names:tc:SAML:2.0:cm:bearer"><saml:SubjectConfirmationData${confirmationTimes}${recipient}${inResponseTo}/></saml:SubjectConfirmation></saml:Subject>` +
     `<saml:Conditions NotBefore="${iso(notBefore)}" NotOnOrAfter="${iso(notOnOrAfter)}">${audience}</saml:Conditions>` +
     `<saml:AuthnStatement AuthnInstant="${iso(o.now)}" SessionIndex="${newId()}"><saml:AuthnContext><saml:AuthnContextClassRef>urn:oasis:names:tc:SAML:2.0:ac:classes:Password</saml:AuthnContextClassRef></saml:AuthnContext></saml:AuthnStatement>` +
@@ -110,8 +116,9 @@ export function assertionXml(o: AssertionOptions): string {
   );
 }
 
-function attribute(name: string, value: string): string {
-  return `<saml:Attribute Name="${name}"><saml:AttributeValue>${value}</saml:AttributeValue></saml:Attribute>`;
+function attribute(name: string, value: string, friendlyName?: string): string {
+  const friendly = friendlyName === undefined ? '' : ` FriendlyName="${friendlyName}"`;
+  return `<saml:Attribute Name="${name}"${friendly}><saml:AttributeValue>${value}</saml:AttributeValue></saml:Attribute>`;
 }
 
 export function responseXml(o: AssertionOptions, inner: string): string {

@@ -1,3 +1,4 @@
+import { isValidEmail } from '@foyer/contract/core';
 import type * as NodeSaml from '@node-saml/node-saml';
 import { loadOnUse } from '../../lib/load-on-use.js';
 import { NS, UnsafeXmlError, childElements, elementsNamed, onlyChild, parseUntrustedXml, soleText } from './saml.xml.js';
@@ -10,13 +11,20 @@ const MAX_RESPONSE_BYTES = 48 * 1024;
 const BEARER = 'urn:oasis:names:tc:SAML:2.0:cm:bearer';
 const SUCCESS = 'urn:oasis:names:tc:SAML:2.0:status:Success';
 const EMAIL_FORMAT = 'urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress';
+/** The default when a NameID names no format; Okta and Google Workspace send it for an email too. */
+const UNSPECIFIED_FORMAT = 'urn:oasis:names:tc:SAML:1.1:nameid-format:unspecified';
 
-/** The attribute names IdPs put an email and names under (SimpleSAMLphp, Okta, Entra ID, ADFS, Google). */
+/**
+ * The attribute names IdPs put an email and names under (SimpleSAMLphp, Okta, Entra ID, ADFS,
+ * Google, Keycloak), matched against an attribute's Name or else its FriendlyName.
+ */
 const EMAIL_ATTRIBUTES = [
   'email',
   'mail',
   'emailaddress',
   'urn:oid:0.9.2342.19200300.100.1.3',
+  // PKCS #9 emailAddress: Keycloak's "X500 email" mapper.
+  'urn:oid:1.2.840.113549.1.9.1',
   'http://schemas.xmlsoap.org/ws/2005/05/identity/claims/emailaddress',
 ];
 const GIVEN_NAME_ATTRIBUTES = [
@@ -163,7 +171,8 @@ function attributeValue(assertion: Element, names: readonly string[]): string | 
   for (const statement of childElements(assertion, NS.assertion, 'AttributeStatement')) {
     for (const attribute of childElements(statement, NS.assertion, 'Attribute')) {
       const name = (attribute.getAttribute('Name') ?? '').toLowerCase();
-      if (!names.includes(name)) continue;
+      const friendlyName = (attribute.getAttribute('FriendlyName') ?? '').toLowerCase();
+      if (!names.includes(name) && !names.includes(friendlyName)) continue;
       const values = childElements(attribute, NS.assertion, 'AttributeValue');
       const value = values.length === 1 ? soleText(values[0] as Element) : undefined;
       if (value !== undefined) return value;
@@ -276,8 +285,10 @@ async function validate(settings: SamlConnectionSettings, samlResponse: string, 
   const responseInResponseTo = response.getAttribute('InResponseTo') ?? '';
   if (responseInResponseTo !== '' && responseInResponseTo !== signedInResponseTo) refuse('InResponseTo of the response and the assertion differ');
 
-  const format = nameIdElement.getAttribute('Format');
-  const email = attributeValue(assertion, EMAIL_ATTRIBUTES) ?? (format === EMAIL_FORMAT ? nameId : undefined);
+  // A NameID is an email when its format says so, or when it names none (unspecified) and reads as one.
+  const format = nameIdElement.getAttribute('Format') || UNSPECIFIED_FORMAT;
+  const nameIdEmail = format === EMAIL_FORMAT || (format === UNSPECIFIED_FORMAT && isValidEmail(nameId.trim())) ? nameId : undefined;
+  const email = attributeValue(assertion, EMAIL_ATTRIBUTES) ?? nameIdEmail;
   return {
     assertionId,
     nameId,

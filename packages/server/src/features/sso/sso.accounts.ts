@@ -51,8 +51,9 @@ export function transferIssued(user: Pick<UserRow, 'id' | 'email_key'>, connecti
  *   account has it (1004) or the organisation has not claimed its domain (1003);
  * - otherwise an account with the email: linked when it is a member of this organisation (an
  *   invited member who never finished setup is verified and loses whatever a stranger may have
- *   put on it, decision 0014's rule); a member of another organisation, of none, or deactivated:
- *   1001;
+ *   put on it, decision 0014's rule), and taken over the same way, joining the organisation, when
+ *   it is an unverified account of no organisation at an address of a domain this organisation
+ *   claimed; a member of another organisation, a verified account of none, or deactivated: 1001;
  * - otherwise a new verified member, only for a domain this organisation claimed (another
  *   organisation's domain: 1001; an unclaimed one: 1003): a provider is trusted for its own
  *   company's addresses, never to mint accounts for anyone else's.
@@ -89,7 +90,11 @@ export async function resolveSsoAccount<Completed>(
     }
     const existing = await findUserByEmailKey(uow.db, emailKey);
     if (existing !== undefined) {
-      if (existing.org_id !== orgId || existing.deactivated_at !== null)
+      // An unverified account of no organisation at one of the organisation's own addresses was
+      // made by whoever typed the address first, perhaps a stranger before the company came:
+      // nobody owns it yet, so its owner, as the company's provider asserts them, takes it over.
+      const unclaimed = existing.org_id === null && existing.email_verified_at === null && domainOwner === orgId;
+      if ((existing.org_id !== orgId && !unclaimed) || existing.deactivated_at !== null)
         throw new SsoFailure('1001', 'the account is not an active member of the organisation');
       return { user: await link(uow, connection, identity, existing, meta), wasSignUp: false };
     }
@@ -167,7 +172,10 @@ async function link(uow: UnitOfWork, connection: SsoConnectionRow, identity: Sso
   let current = user;
   const names = { firstName: identity.givenName ?? null, lastName: identity.familyName ?? null };
   const takeover = user.email_verified_at === null && (await takeOverUnverified(uow.db, { userId: user.id, ...names, now: uow.now }));
+  // An account of no organisation is only ever taken over, never linked as it is (verified since it was read: 1001).
+  if (user.org_id === null && !takeover) throw new SsoFailure('1001', 'the account is not an active member of the organisation');
   if (takeover) {
+    if (user.org_id === null) await uow.db.updateTable('users').set({ org_id: connection.org_id }).where('id', '=', user.id).execute();
     await dropPendingCredentials(uow.db, user.email_key);
     await spendOpenTokens(uow, user.id, SETUP_PURPOSES);
     await deleteSessionsOfUser(uow.db, user.id);

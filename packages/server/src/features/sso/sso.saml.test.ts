@@ -3,7 +3,18 @@ import { buildApp } from '../../app.js';
 import { CLI_META } from '../audit/audit.service.js';
 import { listAuditEvents } from '../audit/audit.repo.js';
 import { createOrganization } from '../organizations/organizations.service.js';
-import { createTestUser, dbUnavailable, getSession, MINUTE, newDeviceId, refuseInserts, uniqueEmail, useTestApp } from '../../../test/helpers.js';
+import { PASSWORD, VERIFY_URL, postJson, signedUp } from '../../../test/account-entry.js';
+import {
+  createTestUser,
+  dbUnavailable,
+  getSession,
+  MINUTE,
+  newDeviceId,
+  postSignIn,
+  refuseInserts,
+  uniqueEmail,
+  useTestApp,
+} from '../../../test/helpers.js';
 import {
   ATTACKER_KEYS,
   IDP_KEYS,
@@ -225,6 +236,45 @@ describe.skipIf(dbUnavailable)('company SSO over SAML: the assertion consumer (d
       expect((await listAuditEvents(t.db, { emailKey: email, type: 'sso.linked' })).length).toBe(1);
     });
 
+    it("takes over an unverified account of no organisation at the organisation's address: a member, verified, the stranger's password and link dead", async () => {
+      const { corp, email, base } = await startedAndKnown();
+      // Someone signed up with the address before the company required SSO, and never verified it.
+      await t.db.updateTable('organization_domains').set({ sso_required: 0 }).where('domain', '=', corp.domain).execute();
+      const { token } = await signedUp(t, { email, firstName: 'Mallory', lastName: 'Stranger' });
+      await t.db.updateTable('organization_domains').set({ sso_required: 1 }).where('domain', '=', corp.domain).execute();
+      const stranger = await t.db.selectFrom('users').selectAll().where('email_key', '=', email).executeTakeFirstOrThrow();
+      expect(stranger).toMatchObject({ org_id: null, email_verified_at: null });
+
+      expect(landing(await postAcs(t, corp.urls.acs, signedResponse(base))).get('transferToken')).not.toBeNull();
+      const taken = await t.db.selectFrom('users').selectAll().where('email_key', '=', email).executeTakeFirstOrThrow();
+      expect(taken).toMatchObject({ id: stranger.id, org_id: corp.org.id, password_hash: null, first_name: 'Ada', last_name: 'Lovelace' });
+      expect(taken.email_verified_at).not.toBeNull();
+      // The stranger's verification link activates nothing, and their password opens nothing.
+      const dead = await postJson(t, VERIFY_URL, { token, deviceId: newDeviceId() });
+      expect(dead.json()).toEqual({ errorMessage: 'alreadyVerified' });
+      expect((await postSignIn(t.app, { email, password: PASSWORD })).statusCode).not.toBe(200);
+      expect((await listAuditEvents(t.db, { emailKey: email, type: 'sso.linked' })).map((event) => JSON.parse(event.detail ?? '{}'))).toMatchObject([
+        { takeover: true },
+      ]);
+    });
+
+    it('reads the email from a PKCS #9 emailAddress attribute, a FriendlyName, or a NameID of no stated format', async () => {
+      const cases: Array<Partial<AssertionOptions>> = [
+        { emailAttribute: { name: 'urn:oid:1.2.840.113549.1.9.1', friendlyName: 'email' } },
+        { emailAttribute: { name: 'urn:oid:1.2.840.113549.1.9.1' } },
+        { emailAttribute: { name: 'urn:example:directory:primary', friendlyName: 'mail' } },
+        { email: null, nameIdFormat: 'urn:oasis:names:tc:SAML:1.1:nameid-format:unspecified' },
+        { email: null, nameIdFormat: null },
+      ];
+      for (const change of cases) {
+        const { corp, email, base } = await startedAndKnown();
+        const nameId = change.email === null ? email : base.nameId;
+        expect(landing(await postAcs(t, corp.urls.acs, signedResponse({ ...base, nameId, ...change }))).get('transferToken')).not.toBeNull();
+        const user = await t.db.selectFrom('users').select(['org_id', 'email']).where('email_key', '=', email).executeTakeFirstOrThrow();
+        expect(user).toEqual({ org_id: corp.org.id, email });
+      }
+    });
+
     it('lands a native client with native=true and a web client on its allowed return address', async () => {
       const native = await startedAndKnown({ state: { clientKind: 'native' } });
       expect(landing(await postAcs(t, native.corp.urls.acs, signedResponse(native.base))).get('native')).toBe('true');
@@ -272,6 +322,9 @@ describe.skipIf(dbUnavailable)('company SSO over SAML: the assertion consumer (d
         [{ email: other.email() }, '1001'],
         [{ email: uniqueEmail() }, '1003'],
         [{ email: null }, '1003'],
+        // A NameID of no stated format that is no email (a username), and no email attribute.
+        [{ email: null, nameIdFormat: 'urn:oasis:names:tc:SAML:1.1:nameid-format:unspecified' }, '1003'],
+        [{ email: null, nameIdFormat: null }, '1003'],
       ];
       for (const [change, code] of cases) {
         const { corp, base } = await startedAndKnown();
