@@ -11,7 +11,7 @@ import { deleteSessionsOfUser } from '../sessions/sessions.repo.js';
 import { createSession, type StartedSession } from '../sessions/sessions.service.js';
 import { missingFields } from '../setup/setup.service.js';
 import { EMAIL_CHANGE_PURPOSES, RESET_PURPOSES, SETUP_PURPOSES, lifetimeOf } from '../tokens/purposes.js';
-import { findToken, issueToken, spendOpenTokens, spendPresentedToken, usableToken } from '../tokens/tokens.js';
+import { findToken, issueToken, spendOpenTokens, spendPresentedToken, supersedeOpenTokens, usableToken } from '../tokens/tokens.js';
 import { findUserByEmailKey, findUserById, type UserRow } from '../users/users.repo.js';
 import { emailChangeMail, emailChangeNoticeMail } from './email-change.mail.js';
 
@@ -54,13 +54,15 @@ async function confirmPassword(deps: Deps, user: UserRow, hashPassword: string, 
 /**
  * Mails the link to the new address and the notice to the current one, inside the caller's
  * transaction. An address that already has an account gets no link (it could never be used:
- * verifying refuses it), but the notice goes out all the same, so the current mailbox cannot tell
- * a taken address from a free one either. Returns whether a link was sent.
+ * verifying refuses it), but the notice goes out all the same and the earlier link ends as a new
+ * one would end it, so neither the current mailbox nor a link the requester holds for another
+ * address can tell a taken address from a free one. Returns whether a link was sent.
  */
 export async function issueEmailChange(uow: UnitOfWork, deps: Pick<Deps, 'config'>, user: UserRow, newEmail: string, locale: Locale): Promise<boolean> {
   const taken = (await findUserByEmailKey(uow.db, normalizeEmail(newEmail))) !== undefined;
   const mailLocale = recipientLocale(user, locale);
-  if (!taken) {
+  if (taken) await supersedeOpenTokens(uow.db, { userId: user.id, purpose: 'emailChange', now: uow.now });
+  else {
     const token = await issueToken(uow, { userId: user.id, purpose: 'emailChange', newEmail });
     await queueMail(uow, deps.config, {
       to: newEmail,

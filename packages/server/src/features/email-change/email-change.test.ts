@@ -173,6 +173,16 @@ describe.skipIf(dbUnavailable)('POST /api/account/verifyNewEmail', () => {
     expect((await postJson(t, VERIFY_NEW_URL, { token: newEmailToken(mail?.text_body ?? ''), deviceId: newDeviceId() })).statusCode).toBe(200);
   });
 
+  it("ends the earlier link on a request for a taken address too, so the requester's own link cannot tell taken from free", async () => {
+    for (const kind of ['taken', 'free'] as const) {
+      const { account, session, token } = await changeRequested(t);
+      const probed = kind === 'taken' ? (await createTestUser(t)).email : uniqueEmail('probed');
+      expect((await requestChange(t, session, { newEmail: probed, password: account.password })).statusCode).toBe(200);
+      const earlier = await postJson(t, VERIFY_NEW_URL, { token, deviceId: newDeviceId() });
+      expect([kind, earlier.statusCode, earlier.json()]).toEqual([kind, 400, { errorMessage: 'invalidToken' }]);
+    }
+  });
+
   it('refuses an address taken since the link was sent with the generic code, saying nothing of its holder', async () => {
     const { account, newEmail, token } = await changeRequested(t);
     const holder = await createTestUser(t, { email: newEmail });

@@ -61,15 +61,23 @@ export function newToken(
 
 /** Stores a token's row, ending the earlier unused ones it replaces (see `issueToken`). */
 export async function storeToken(db: Db, row: TokenRow): Promise<void> {
+  await supersedeOpenTokens(db, { userId: row.user_id, purpose: row.purpose, signupId: row.signup_id, now: row.created_at });
+  await db.insertInto('email_tokens').values(row).execute();
+}
+
+/** Ends the open links of one purpose of a user (of one sign-up, when given): a newer request replaces them. */
+export async function supersedeOpenTokens(
+  db: Db,
+  input: { userId: string; purpose: TokenRow['purpose']; signupId?: string | null; now: number },
+): Promise<void> {
   let superseded = db
     .updateTable('email_tokens')
-    .set({ used_at: row.created_at, ended_reason: 'superseded' satisfies TokenEndReason })
-    .where('user_id', '=', row.user_id)
-    .where('purpose', '=', row.purpose)
+    .set({ used_at: input.now, ended_reason: 'superseded' satisfies TokenEndReason })
+    .where('user_id', '=', input.userId)
+    .where('purpose', '=', input.purpose)
     .where('used_at', 'is', null);
-  if (row.signup_id !== null) superseded = superseded.where('signup_id', '=', row.signup_id);
+  if (input.signupId !== undefined && input.signupId !== null) superseded = superseded.where('signup_id', '=', input.signupId);
   await superseded.execute();
-  await db.insertInto('email_tokens').values(row).execute();
 }
 
 export async function findToken(db: Db, token: string): Promise<TokenRow | undefined> {
