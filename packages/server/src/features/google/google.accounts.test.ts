@@ -143,6 +143,26 @@ describe.skipIf(dbUnavailable)('Google accounts (decision 0019), against a real 
     expect((await auditTypes(t, email)).map((event) => event.type)).toEqual(['google.refused']);
   });
 
+  it("refuses a linked identity whose account has moved to an address of a domain that requires SSO, though Google's email is elsewhere", async () => {
+    const email = uniqueEmail('moved');
+    expect((await signInWithGoogle(t, { email })).statusCode).toBe(200);
+    const domain = `sso-moved-${Date.now().toString(36)}.example`;
+    const moved = `Ann@${domain}`;
+    await t.db
+      .updateTable('users')
+      .set({ email: moved, email_key: normalizeEmail(moved) })
+      .where('email_key', '=', normalizeEmail(email))
+      .execute();
+    await createOrganization(t.deps, { name: `Org ${domain}`, domain, ssoRequired: true }, CLI_META);
+    for (const extra of [{}, { useTransferToken: true }]) {
+      const refused = await signInWithGoogle(t, { email }, extra);
+      expect(refused.statusCode).toBe(409);
+      // The account's own address, the one its company's SSO knows, for the page's link.
+      expect(refused.json()).toEqual({ errorMessage: 'ssoRequired', email: moved });
+    }
+    expect((await auditTypes(t, email)).map((event) => event.type).sort()).toEqual(['google.refused', 'google.refused', 'google.signup']);
+  });
+
   it('refuses a deactivated account, whether found by email or by its linked identity (deactivatedAccount)', async () => {
     const byEmail = await createTestUser(t, { deactivated: true });
     const refused = await signInWithGoogle(t, { email: byEmail.email });

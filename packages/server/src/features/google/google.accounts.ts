@@ -31,8 +31,9 @@ type Refusal = 'ssoRequired' | 'deactivatedAccount' | 'emailNotVerified';
  *   the sign-up source (`auth/sign-up/google` unless the page named another), attribution and plan;
  * - otherwise the account with the email, linked only when the provider asserted `email_verified`;
  *   one that was never verified is taken over without anything a stranger may have set on it.
- * Refused: an email whose domain requires SSO (`ssoRequired`), a deactivated account, an email
- * the provider did not vouch for (`emailNotVerified`). Every outcome is audited.
+ * Refused: an email whose domain requires SSO (`ssoRequired`), and so a known identity whose
+ * account's own address is at such a domain, a deactivated account, an email the provider did not
+ * vouch for (`emailNotVerified`). Every outcome is audited.
  *
  * `complete` writes what the sign-in leads to (the browser's session, or a transfer token) in the
  * same transaction: one commit for the whole sign-in, and nothing of it kept if any write fails.
@@ -45,18 +46,22 @@ export async function resolveGoogleAccount<Completed>(
   complete: (uow: UnitOfWork, account: GoogleAccount) => Promise<Completed>,
 ): Promise<GoogleAccount & { completed: Completed }> {
   const emailKey = normalizeEmail(identity.email);
-  const refuse = async (reason: Refusal, userId: string | null): Promise<never> => {
+  const refuse = async (reason: Refusal, userId: string | null, email = identity.email): Promise<never> => {
     await inTransaction(deps, (uow) => recordAudit(uow, { type: 'google.refused', meta, userId, emailKey, detail: { reason, issuer: identity.issuer } }));
     // ssoRequired carries the address, so the page's 'Sign in with SSO' link can fill it in.
-    throw new AppError(reason, reason === 'ssoRequired' ? { email: identity.email } : undefined);
+    throw new AppError(reason, reason === 'ssoRequired' ? { email } : undefined);
   };
   // Spec §8: a domain that requires SSO is refused whatever the account (it says nothing of one).
   if (await ssoRequiredFor(deps, emailKey)) return refuse('ssoRequired', null);
 
-  const resolve = async (uow: UnitOfWork): Promise<GoogleAccount | Refusal | { refused: Refusal; userId: string }> => {
+  const resolve = async (uow: UnitOfWork): Promise<GoogleAccount | Refusal | { refused: Refusal; userId: string; email?: string }> => {
     const user = await findIdentityAccount(uow.db, identity.issuer, identity.subject);
     if (user !== undefined) {
       if (user.deactivated_at !== null) return { refused: 'deactivatedAccount', userId: user.id };
+      // The account may have moved to an address whose domain has required SSO since the identity
+      // was linked: the account's own address decides, as at password sign-in.
+      if (user.email_key !== emailKey && (await ssoRequiredFor(uow, user.email_key)))
+        return { refused: 'ssoRequired', userId: user.id, email: user.email };
       await touchIdentity(uow.db, { issuer: identity.issuer, subject: identity.subject, email: identity.email, now: uow.now });
       await recordAudit(uow, { type: 'google.signin', meta, userId: user.id, emailKey: user.email_key, detail: { issuer: identity.issuer } });
       return { user, wasSignUp: false };
@@ -87,7 +92,7 @@ export async function resolveGoogleAccount<Completed>(
     outcome = await attempt();
   }
   if (typeof outcome === 'string') return refuse(outcome, null);
-  if ('refused' in outcome) return refuse(outcome.refused, outcome.userId);
+  if ('refused' in outcome) return refuse(outcome.refused, outcome.userId, outcome.email);
   return outcome;
 }
 
@@ -109,6 +114,7 @@ export async function signInReturningAccount(
   if (await ssoRequiredFor(deps, emailKey)) return undefined;
   const user = await findIdentityAccount(deps.db, identity.issuer, identity.subject);
   if (user === undefined || user.deactivated_at !== null) return undefined;
+  if (user.email_key !== emailKey && (await ssoRequiredFor(deps, user.email_key))) return undefined;
   const now = deps.clock.now();
   const session = newSession(now, deps.config, { userId: user.id, deviceId: device.deviceId });
   await writeGoogleSignIn(deps.db, {
