@@ -33,8 +33,14 @@ function forumOf(deps: Pick<Deps, 'config'>): Forum {
   return { secret, origin: new URL(community).origin };
 }
 
-/** Only the configured forum may receive an answer: anything else would hand a signed identity to a stranger. */
-function onForum(returnSsoUrl: string, forum: Forum): boolean {
+/**
+ * Only the configured forum may receive an answer: anything else would hand a signed identity to a
+ * stranger. The address must also pass the allow-list as it is written (ARCHITECTURE.md), since the
+ * page navigates to it only then: no spaces, control characters or backslashes that a browser
+ * would quietly repair.
+ */
+function onForum(returnSsoUrl: string, forum: Forum, redirects: Deps['redirects']): boolean {
+  if (redirects.allowed(returnSsoUrl) === undefined) return false;
   try {
     const url = new URL(returnSsoUrl);
     return url.origin === forum.origin && url.username === '' && url.password === '';
@@ -74,7 +80,7 @@ export async function answerDiscourseSso(
 ): Promise<DiscourseSsoAnswer> {
   const forum = forumOf(deps);
   const request = readRequest(forum.secret, input.ssoPayload, input.signature);
-  if (request === undefined || !onForum(request.returnSsoUrl, forum)) {
+  if (request === undefined || !onForum(request.returnSsoUrl, forum, deps.redirects)) {
     await recordAudit(unitOfWork(deps), { type: 'community.refused', meta, detail: { reason: request === undefined ? 'signature' : 'returnUrl' } });
     throw new AppError('invalidSsoPayload');
   }
