@@ -31,7 +31,7 @@ import { registerHttpSpans } from './features/tracing/http-spans.js';
 import { registerWeb } from './features/web/web.routes.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { registerErrorHandler } from './lib/error-handler.js';
-import { capConnections, httpServerOptions, closeConnectionsWhileStopping } from './lib/http-server.js';
+import { answerClientError, capConnections, httpServerOptions, closeConnectionsWhileStopping } from './lib/http-server.js';
 import { echoRequestId, loggerOptions, requestIdOptions, REQUEST_ID_HEADER, type LogStream } from './lib/logging.js';
 import { createPasswordHasher, type PasswordHasher } from './lib/passwords.js';
 import { registerOpenApi } from './lib/openapi.js';
@@ -71,6 +71,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       // No hook runs for these, so the no-store of every API answer (security-headers.ts) is set here.
       void reply.code(400).header('cache-control', 'no-store').header(REQUEST_ID_HEADER, request.id).send(body);
     },
+    // What Node's HTTP parser refuses never reaches a route: answered in the same shape.
+    clientErrorHandler: answerClientError,
     // Emailed-link tokens travel as path parameters of up to 200 characters (contract Token).
     routerOptions: { maxParamLength: 200 },
   }).withTypeProvider<ZodTypeProvider>();

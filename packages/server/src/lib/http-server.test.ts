@@ -87,3 +87,53 @@ describe.skipIf(dbUnavailable)('slow clients', () => {
     }
   });
 });
+
+/** Sends raw bytes and reads the whole answer until the server closes the connection. */
+function rawExchange(port: number, request: Buffer): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    let answer = '';
+    socket.on('connect', () => socket.write(request));
+    socket.on('data', (chunk: Buffer) => (answer += chunk.toString('latin1')));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(answer));
+    socket.setTimeout(5000, () => socket.destroy(new Error('no answer within 5 s')));
+  });
+}
+
+describe.skipIf(dbUnavailable)("requests Node's HTTP parser refuses", () => {
+  let t: TestApp | undefined;
+  afterEach(async () => {
+    await t?.close();
+  });
+
+  it('are answered with a 4xx in the contract shape, invalidRequest, and the connection closed', async () => {
+    t = await createTestApp();
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const address = t.app.server.address();
+    if (address === null || typeof address === 'string') throw new Error('not listening on TCP');
+    const cases: Array<[string, Buffer, number]> = [
+      [
+        'a raw 0xFF byte in the target',
+        Buffer.concat([Buffer.from('GET /sign-in?from='), Buffer.from([0xff]), Buffer.from(' HTTP/1.1\r\nHost: localhost\r\n\r\n')]),
+        400,
+      ],
+      ['a DEL byte in a header value', Buffer.from('GET /sign-in HTTP/1.1\r\nHost: localhost\r\nX-Request-Id: a\x7fb\r\n\r\n', 'latin1'), 400],
+      [
+        'both Content-Length and Transfer-Encoding',
+        Buffer.from(
+          `POST ${API_BASE}${CALLS.signin.path} HTTP/1.1\r\nHost: localhost\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n`,
+        ),
+        400,
+      ],
+      ['headers past the limit', Buffer.from(`GET /sign-in HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`), 431],
+    ];
+    for (const [name, request, status] of cases) {
+      const answer = await rawExchange(address.port, request);
+      const [head = '', body] = answer.split('\r\n\r\n');
+      expect(head.split('\r\n')[0], name).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+      expect(head.toLowerCase(), name).toContain('content-type: application/json');
+      expect(JSON.parse(body ?? ''), name).toEqual({ errorMessage: 'invalidRequest' });
+    }
+  });
+});

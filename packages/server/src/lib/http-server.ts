@@ -1,3 +1,6 @@
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+import type { ErrorBody } from '@foyer/contract';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
 
@@ -64,4 +67,35 @@ export function closeConnectionsWhileStopping(app: FastifyInstance): void {
   app.addHook('onClose', async () => {
     clearInterval(sweep);
   });
+}
+
+/** Node's HTTP parser codes that mean a request whose headers were too large. */
+const HEADER_OVERFLOW = 'HPE_HEADER_OVERFLOW';
+const REQUEST_TIMEOUT = 'ERR_HTTP_REQUEST_TIMEOUT';
+
+/**
+ * A request Node's HTTP parser refused before any route saw it (a raw byte Node does not allow in
+ * the target or a header, both Content-Length and Transfer-Encoding, headers past the limit, a
+ * request past its deadline): answered in the contract's code-only shape, like every other refusal,
+ * and the connection closed, since what follows on it cannot be trusted to start a request.
+ */
+export function answerClientError(error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const status = error.code === HEADER_OVERFLOW ? 431 : error.code === REQUEST_TIMEOUT ? 408 : 400;
+  const body = JSON.stringify({ errorMessage: 'invalidRequest' } satisfies ErrorBody);
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  socket.end(
+    [
+      `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}`,
+      'Content-Type: application/json; charset=utf-8',
+      `Content-Length: ${Buffer.byteLength(body)}`,
+      'Cache-Control: no-store',
+      'Connection: close',
+      '',
+      body,
+    ].join('\r\n'),
+  );
 }
