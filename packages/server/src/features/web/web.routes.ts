@@ -13,18 +13,46 @@ import { loadIndexPage } from './index-page.js';
  * Paths the single-page app never owns: their unknown addresses are plain 404s (JSON
  * `notFound`), so a mistyped call or probe fails loudly instead of getting the page with a 200.
  */
-const RESERVED_PREFIXES = [API_BASE, '/static', '/assets', HEALTH_PATH, LIVEZ_PATH, READYZ_PATH, METRICS_PATH, '/dev', SSO_BASE, '/ofrep'];
+const RESERVED_PREFIXES = [API_BASE, '/static', '/assets', HEALTH_PATH, LIVEZ_PATH, READYZ_PATH, METRICS_PATH, '/dev', SSO_BASE, '/ofrep', '/.well-known'];
+
+/**
+ * The endings of files a browser, a crawler or a tool fetches as a resource (scripts, styles,
+ * images, fonts, data): a missing one is a 404, never the page. Any other address, `/index.html`
+ * or `/u/ann.lee` among them, is the app's, which falls back to sign-in (spec §2).
+ */
+const FILE_EXTENSIONS = new Set(
+  ['js', 'mjs', 'cjs', 'css', 'map', 'json', 'txt', 'xml', 'webmanifest', 'wasm', 'br', 'gz', 'zip', 'pdf'].concat([
+    'ico',
+    'png',
+    'jpg',
+    'jpeg',
+    'gif',
+    'svg',
+    'webp',
+    'avif',
+    'bmp',
+    'woff',
+    'woff2',
+    'ttf',
+    'otf',
+    'eot',
+    'mp3',
+    'mp4',
+    'webm',
+  ]),
+);
 
 function pathOf(url: string): string {
   const end = url.search(/[?#]/);
   return end === -1 ? url : url.slice(0, end);
 }
 
-/** A GET the app's client-side router handles: not reserved, and not a file name. */
+/** A GET the app's client-side router handles: not reserved, and not a resource file's name. */
 export function isPagePath(path: string): boolean {
   if (RESERVED_PREFIXES.some((prefix) => path === prefix || path.startsWith(`${prefix}/`))) return false;
   const last = path.slice(path.lastIndexOf('/') + 1);
-  return !last.includes('.');
+  const dot = last.lastIndexOf('.');
+  return dot === -1 || !FILE_EXTENSIONS.has(last.slice(dot + 1).toLowerCase());
 }
 
 /**

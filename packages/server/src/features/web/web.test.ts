@@ -48,7 +48,12 @@ describe('isPagePath', () => {
     expect(isPagePath('/sso/saml/x/acs')).toBe(false);
     expect(isPagePath('/assets/missing.js')).toBe(false);
     expect(isPagePath('/favicon.ico')).toBe(false);
+    for (const file of ['/robots.txt', '/manifest.webmanifest', '/logo.PNG', '/x/app.js.map', '/.well-known/openid-configuration']) {
+      expect(isPagePath(file), file).toBe(false);
+    }
     expect(isPagePath('/apiary')).toBe(true);
+    // Not a resource: the app's, which falls back to sign-in (spec §2).
+    for (const page of ['/index.html', '/foo.bar', '//evil.com', '/u/ann.lee', '/sign-in.']) expect(isPagePath(page), page).toBe(true);
   });
 });
 
@@ -107,9 +112,11 @@ describe.skipIf(dbUnavailable)('the web app', () => {
   });
 
   it('answers unknown paths with the app too (the app falls back to sign-in, spec §2)', async () => {
-    const response = await t.app.inject({ method: 'GET', url: '/no/such/page' });
-    expect(response.statusCode).toBe(200);
-    expect(response.body).toContain(RUNTIME_CONFIG_ELEMENT_ID);
+    for (const url of ['/no/such/page', '/index.html', '/foo.bar', '//evil.com']) {
+      const response = await t.app.inject({ method: 'GET', url });
+      expect(response.statusCode, url).toBe(200);
+      expect(response.body, url).toContain(RUNTIME_CONFIG_ELEMENT_ID);
+    }
   });
 
   it('redirects the root to sign-in, keeping the query', async () => {
