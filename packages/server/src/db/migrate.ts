@@ -11,6 +11,7 @@ import * as community from './migrations/008-community.js';
 import * as ssoConnections from './migrations/009-sso-connections.js';
 import * as tokenEndReasons from './migrations/010-token-end-reasons.js';
 import * as emailChange from './migrations/011-email-change.js';
+import * as attributionTouch from './migrations/012-attribution-touch.js';
 
 /**
  * Every migration, in order, compiled into the service: no directory scanning, so the built
@@ -28,6 +29,7 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Migrat
   ['009-sso-connections', ssoConnections],
   ['010-token-end-reasons', tokenEndReasons],
   ['011-email-change', emailChange],
+  ['012-attribution-touch', attributionTouch],
 ];
 
 const provider: MigrationProvider = {

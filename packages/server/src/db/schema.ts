@@ -160,6 +160,9 @@ export interface UserAttributionTable {
   is_marketing_test: number | null;
   /** Only a value that passed the redirect allow-list; setup sends the browser there. */
   redirect_to: string | null;
+  /** Migration 012: the page the visitor last came from, and the marketing test's data (Google sign-up). */
+  last_touch_url: string | null;
+  marketing_test_data: string | null;
   created_at: number;
   updated_at: number;
 }

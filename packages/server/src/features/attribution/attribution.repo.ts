@@ -14,6 +14,9 @@ export interface AttributionInput {
   isMarketingTest?: boolean | undefined;
   /** Must already have passed the redirect policy (features/redirects). */
   redirectTo?: string | undefined;
+  /** Recorded as given, never followed. */
+  lastTouchUrl?: string | undefined;
+  marketingTestData?: string | undefined;
 }
 
 const text = (value: string | undefined): string | null => (value === undefined || value === '' ? null : value);
@@ -36,6 +39,8 @@ export async function mergeAttribution(db: Db, userId: string, input: Attributio
     hubspot_token: text(input.hubspotToken),
     is_marketing_test: input.isMarketingTest === undefined ? null : input.isMarketingTest ? 1 : 0,
     redirect_to: text(input.redirectTo),
+    last_touch_url: text(input.lastTouchUrl),
+    marketing_test_data: text(input.marketingTestData),
   };
   await db
     .insertInto('user_attribution')
@@ -55,6 +60,8 @@ export async function mergeAttribution(db: Db, userId: string, input: Attributio
           hubspot_token: keep('hubspot_token'),
           is_marketing_test: keep('is_marketing_test'),
           redirect_to: keep('redirect_to'),
+          last_touch_url: keep('last_touch_url'),
+          marketing_test_data: keep('marketing_test_data'),
           updated_at: now,
         };
       }),

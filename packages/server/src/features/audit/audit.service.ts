@@ -93,3 +93,15 @@ export function auditRow(now: number, event: AuditEvent): AuditEventsTable {
 export async function recordAudit(uow: UnitOfWork, event: AuditEvent): Promise<void> {
   await insertAuditEvent(uow.db, auditRow(uow.now, event));
 }
+
+/**
+ * An event's detail with the client's authentication period (spec §7: the SSO start, the Google
+ * exchange and `exchange/otterToken` carry it), when the client sent one: the trail then tells
+ * which of a desktop client's sign-in attempts a step belongs to.
+ */
+export function withClientPeriod(
+  detail: Record<string, string | number | boolean>,
+  clientAuthenticationPeriodId: string | undefined,
+): Record<string, string | number | boolean> {
+  return clientAuthenticationPeriodId === undefined || clientAuthenticationPeriodId === '' ? detail : { ...detail, clientAuthenticationPeriodId };
+}

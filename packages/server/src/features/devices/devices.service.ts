@@ -2,7 +2,7 @@ import type { Deps } from '../../deps.js';
 import { sha256Hex } from '../../lib/crypto.js';
 import { AppError } from '../../lib/errors.js';
 import { inTransaction } from '../../lib/unit-of-work.js';
-import { recordAudit, type RequestMeta } from '../audit/audit.service.js';
+import { recordAudit, withClientPeriod, type RequestMeta } from '../audit/audit.service.js';
 import { deleteSession, findSessionWithUser } from '../sessions/sessions.repo.js';
 import { createSession } from '../sessions/sessions.service.js';
 import { TRANSFER_PURPOSES } from '../tokens/purposes.js';
@@ -20,7 +20,11 @@ const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
  * of another device or for a deactivated account: `invalidToken`; an expired transfer token:
  * `tokenExpired`.
  */
-export async function exchangeOtterToken(deps: Deps, input: { otterToken: string; deviceId: string }, meta: RequestMeta): Promise<string> {
+export async function exchangeOtterToken(
+  deps: Deps,
+  input: { otterToken: string; deviceId: string; clientAuthenticationPeriodId?: string | undefined },
+  meta: RequestMeta,
+): Promise<string> {
   const { otterToken, deviceId } = input;
   if (!TOKEN_PATTERN.test(otterToken)) throw new AppError('invalidToken');
 
@@ -33,7 +37,13 @@ export async function exchangeOtterToken(deps: Deps, input: { otterToken: string
       // One conditional UPDATE: of two clients racing with the same token one wins (ASVS V15.4.2).
       if (!(await spendToken(uow, row.id))) throw new AppError('invalidToken');
       const { token } = await createSession(uow, deps.config, { userId: user.id, deviceId, kind: 'device' });
-      await recordAudit(uow, { type: 'device.tokenIssued', meta, userId: user.id, emailKey: user.email_key, detail: { from: 'transfer' } });
+      await recordAudit(uow, {
+        type: 'device.tokenIssued',
+        meta,
+        userId: user.id,
+        emailKey: user.email_key,
+        detail: withClientPeriod({ from: 'transfer' }, input.clientAuthenticationPeriodId),
+      });
       return token;
     });
   }
@@ -54,7 +64,12 @@ export async function exchangeOtterToken(deps: Deps, input: { otterToken: string
     // Deleting the row is the spend: of two racing exchanges only one sees it go.
     if ((await deleteSession(uow.db, session.id)) === undefined) throw new AppError('invalidToken');
     const { token } = await createSession(uow, deps.config, { userId: session.user_id, deviceId, kind: 'device' });
-    await recordAudit(uow, { type: 'device.tokenIssued', meta, userId: session.user_id, detail: { from: 'session' } });
+    await recordAudit(uow, {
+      type: 'device.tokenIssued',
+      meta,
+      userId: session.user_id,
+      detail: withClientPeriod({ from: 'session' }, input.clientAuthenticationPeriodId),
+    });
     return token;
   });
 }

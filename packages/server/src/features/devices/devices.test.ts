@@ -4,6 +4,7 @@ import { postJson } from '../../../test/account-entry.js';
 import { EXCHANGE_OTTER_URL, postWithToken } from '../../../test/community.js';
 import { createTestUser, dbUnavailable, DAY, MINUTE, newDeviceId, signIn, uniqueEmail, useTestApp, type TestApp } from '../../../test/helpers.js';
 import { postReset, requestResetToken } from '../../../test/password.js';
+import { listAuditEvents } from '../audit/audit.repo.js';
 import { CLI_META } from '../audit/audit.service.js';
 import { randomToken, sha256Hex } from '../../lib/crypto.js';
 import { unitOfWork } from '../../lib/unit-of-work.js';
@@ -45,6 +46,9 @@ describe.skipIf(dbUnavailable)('exchange/otterToken: device tokens (decision 002
     expect((await sessionWith(t, deviceToken, deviceId)).statusCode).toBe(200);
     // Bound to its device: the token alone from elsewhere is nothing.
     expect((await sessionWith(t, deviceToken, newDeviceId())).statusCode).toBe(401);
+    // The client's authentication period is on the audit trail of the exchange.
+    const issued = (await listAuditEvents(t.db, { type: 'device.tokenIssued' })).filter((event) => event.user_id === member.user.id);
+    expect(issued.map((event) => JSON.parse(event.detail ?? '{}'))).toEqual([{ from: 'session', clientAuthenticationPeriodId: 'period-1' }]);
     // The one-time token is spent: neither a session any more nor exchangeable again.
     expect((await sessionWith(t, otter, deviceId)).statusCode).toBe(401);
     const again = await exchange(t, otter, deviceId);

@@ -32,7 +32,15 @@ describe.skipIf(dbUnavailable)('Google accounts (decision 0019), against a real 
     const response = await signInWithGoogle(
       t,
       { email, givenName: 'Grace', familyName: 'Hopper' },
-      { deviceId, utmSource: 'newsletter', gclid: 'g-1', initialIntent: 'organization', signupSource: SIGNUP_SOURCES.google },
+      {
+        deviceId,
+        utmSource: 'newsletter',
+        gclid: 'g-1',
+        initialIntent: 'organization',
+        signupSource: SIGNUP_SOURCES.google,
+        lastTouchUrl: 'https://www.example.com/pricing?plan=team',
+        marketingTestData: '{"variant":"b"}',
+      },
     );
     expect(response.statusCode).toBe(200);
     const body = response.json<{ wasSignUp: boolean; otter: string; wasClient: boolean; transferToken?: string }>();
@@ -57,7 +65,14 @@ describe.skipIf(dbUnavailable)('Google accounts (decision 0019), against a real 
       .selectAll()
       .where('user_id', '=', user?.id ?? '')
       .executeTakeFirst();
-    expect(attribution).toMatchObject({ signup_source: 'auth/sign-up/google', utm_source: 'newsletter', gclid: 'g-1', initial_intent: 'organization' });
+    expect(attribution).toMatchObject({
+      signup_source: 'auth/sign-up/google',
+      utm_source: 'newsletter',
+      gclid: 'g-1',
+      initial_intent: 'organization',
+      last_touch_url: 'https://www.example.com/pricing?plan=team',
+      marketing_test_data: '{"variant":"b"}',
+    });
     expect((await auditTypes(t, email)).map((event) => event.type)).toEqual(['google.signup']);
   });
 

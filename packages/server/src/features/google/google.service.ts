@@ -4,7 +4,7 @@ import { randomToken, sha256Hex } from '../../lib/crypto.js';
 import { AppError } from '../../lib/errors.js';
 import { expirySweep } from '../../lib/expiry-sweep.js';
 import { unitOfWork } from '../../lib/unit-of-work.js';
-import { recordAudit, type RequestMeta } from '../audit/audit.service.js';
+import { recordAudit, withClientPeriod, type RequestMeta } from '../audit/audit.service.js';
 import { createSession, endSession, type StartedSession } from '../sessions/sessions.service.js';
 import { issueToken } from '../tokens/tokens.js';
 import { resolveGoogleAccount, signInReturningAccount, type GoogleAttribution } from './google.accounts.js';
@@ -49,6 +49,7 @@ export interface GoogleExchangeInput extends GoogleAttribution {
   state: string;
   deviceId: string;
   useTransferToken?: boolean | undefined;
+  clientAuthenticationPeriodId?: string | undefined;
 }
 
 export type GoogleExchangeResult =
@@ -90,11 +91,14 @@ export async function exchangeGoogle(
     gaId: input.gaId,
     hubspotToken: input.hubspotToken,
     isMarketingTest: input.isMarketingTest,
+    lastTouchUrl: input.lastTouchUrl,
+    marketingTestData: input.marketingTestData,
   };
   const { user, wasSignUp, completed } = await resolveGoogleAccount(deps, identity, attribution, meta, async (uow, { user }) => {
     if (input.useTransferToken === true) {
       const transferToken = await issueToken(uow, { userId: user.id, purpose: 'transfer' });
-      await recordAudit(uow, { type: 'transfer.issued', meta, userId: user.id, emailKey: user.email_key, detail: { via: 'google' } });
+      const detail = withClientPeriod({ via: 'google' }, input.clientAuthenticationPeriodId);
+      await recordAudit(uow, { type: 'transfer.issued', meta, userId: user.id, emailKey: user.email_key, detail });
       return { kind: 'transfer' as const, transferToken };
     }
     await endSession(uow, previousToken);

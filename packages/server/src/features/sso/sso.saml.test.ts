@@ -30,7 +30,7 @@ import {
   signedResponse,
   type AssertionOptions,
 } from '../../../test/saml-idp.js';
-import { exchange, expectRefused, landing, postAcs, postRefused, samlOrganization, startSso } from '../../../test/sso.js';
+import { SSO_START_URL, exchange, expectRefused, landing, postAcs, postRefused, samlOrganization, startSso } from '../../../test/sso.js';
 
 describe.skipIf(dbUnavailable)('company SSO over SAML: the assertion consumer (decision 0022)', () => {
   const t = useTestApp();
@@ -73,6 +73,17 @@ describe.skipIf(dbUnavailable)('company SSO over SAML: the assertion consumer (d
       expect(request.xml).toContain(`>${corp.urls.entityId}</saml:Issuer>`);
       const row = await t.db.selectFrom('sso_requests').selectAll().where('id', '=', request.id).executeTakeFirst();
       expect(row).toMatchObject({ connection_id: corp.connection.id, used_at: null });
+    });
+
+    it("records the client's authentication period with the start", async () => {
+      const corp = await samlOrganization(t);
+      const email = corp.email();
+      const response = await postJson(t, SSO_START_URL, { email, clientAuthenticationPeriodId: 'period-7' });
+      expect(response.statusCode).toBe(200);
+      const started = await listAuditEvents(t.db, { emailKey: email, type: 'sso.started' });
+      expect(started.map((event) => JSON.parse(event.detail ?? '{}'))).toMatchObject([
+        { connectionId: corp.connection.id, clientAuthenticationPeriodId: 'period-7' },
+      ]);
     });
 
     it('answers ssoNotRecognized (404) for an unclaimed domain and for a claimed one without a connection', async () => {

@@ -5,7 +5,7 @@ import { randomToken, sha256Hex } from '../../lib/crypto.js';
 import { AppError } from '../../lib/errors.js';
 import { expirySweep } from '../../lib/expiry-sweep.js';
 import { inTransaction } from '../../lib/unit-of-work.js';
-import { recordAudit, type RequestMeta } from '../audit/audit.service.js';
+import { recordAudit, withClientPeriod, type RequestMeta } from '../audit/audit.service.js';
 import { findDomain } from '../organizations/organizations.repo.js';
 import { emailDomain } from '../organizations/organizations.service.js';
 import { issueToken } from '../tokens/tokens.js';
@@ -96,7 +96,7 @@ export function samlSettings(deps: Pick<Deps, 'config'>, connection: SsoConnecti
 export async function startSso(
   deps: Deps,
   clients: { oidc: SsoOidcClients; saml: SamlThreads },
-  input: { email: string; state?: string | undefined },
+  input: { email: string; state?: string | undefined; clientAuthenticationPeriodId?: string | undefined },
   meta: RequestMeta,
 ): Promise<string> {
   const emailKey = normalizeEmail(input.email);
@@ -142,7 +142,8 @@ export async function startSso(
   await forgetExpiredRequests(deps);
   await inTransaction(deps, async (uow) => {
     await insertRequest(uow.db, request);
-    await recordAudit(uow, { type: 'sso.started', meta, emailKey, detail: { connectionId: connection.id, kind: connection.kind } });
+    const detail = withClientPeriod({ connectionId: connection.id, kind: connection.kind }, input.clientAuthenticationPeriodId);
+    await recordAudit(uow, { type: 'sso.started', meta, emailKey, detail });
   });
   return url;
 }

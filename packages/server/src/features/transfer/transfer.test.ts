@@ -1,8 +1,10 @@
+import { normalizeEmail } from '@foyer/contract';
 import { describe, expect, it } from 'vitest';
 import { postJson, signedUp } from '../../../test/account-entry.js';
 import { TRANSFER_URL, signInWithGoogle, useGoogleTestApp } from '../../../test/google.js';
 import { dbUnavailable, getSession, MINUTE, newDeviceId, sessionCookieName, setCookie, uniqueEmail } from '../../../test/helpers.js';
 import { randomToken, sha256Hex } from '../../lib/crypto.js';
+import { listAuditEvents } from '../audit/audit.repo.js';
 
 describe.skipIf(dbUnavailable)('transfer tokens for native apps (decision 0019)', () => {
   const t = useGoogleTestApp();
@@ -35,6 +37,14 @@ describe.skipIf(dbUnavailable)('transfer tokens for native apps (decision 0019)'
     const again = await postJson(t, TRANSFER_URL, { token, deviceId: newDeviceId() });
     expect(again.statusCode).toBe(400);
     expect(again.json()).toEqual({ errorMessage: 'ssoTransferFailed' });
+  });
+
+  it("records the client's authentication period with the token it was issued for", async () => {
+    const email = uniqueEmail('period');
+    const response = await signInWithGoogle(t, { email }, { useTransferToken: true, clientAuthenticationPeriodId: 'period-123' });
+    expect(response.statusCode).toBe(200);
+    const issued = await listAuditEvents(t.db, { emailKey: normalizeEmail(email), type: 'transfer.issued' });
+    expect(issued.map((event) => JSON.parse(event.detail ?? '{}'))).toEqual([{ via: 'google', clientAuthenticationPeriodId: 'period-123' }]);
   });
 
   it('lets two exchanges racing with one token make one session', async () => {
