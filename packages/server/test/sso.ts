@@ -8,6 +8,7 @@ import { expect } from 'vitest';
 import { listAuditEvents } from '../src/features/audit/audit.repo.js';
 import { CLI_META } from '../src/features/audit/audit.service.js';
 import { createOrganization } from '../src/features/organizations/organizations.service.js';
+import { bindingCookieName } from '../src/features/sso/sso.binding.js';
 import { addSamlConnection } from '../src/features/sso/sso.connections.js';
 import { ssoUrls } from '../src/features/sso/sso.urls.js';
 import { postJson } from './account-entry.js';
@@ -36,8 +37,23 @@ export async function samlOrganization(t: TestApp, options: { metadata?: string;
   return { org, domain, connection, urls, email: (local = `p${randomBytes(4).toString('hex')}`) => `${local}@${domain}` };
 }
 
+const browserBindings = new WeakMap<TestApp, string>();
+
+/**
+ * The SSO binding cookie of the one browser a test app's requests stand for (sso.binding.ts): its
+ * starts keep the value and its exchanges present it, as a browser's cookie jar would.
+ */
+export function testBrowserCookies(t: TestApp): Record<string, string> {
+  let value = browserBindings.get(t);
+  if (value === undefined) {
+    value = randomBytes(32).toString('base64url');
+    browserBindings.set(t, value);
+  }
+  return { [bindingCookieName(t.config)]: value };
+}
+
 export async function startSso(t: TestApp, email: string, state?: object): Promise<LightMyRequestResponse> {
-  return postJson(t, SSO_START_URL, { email, ...(state === undefined ? {} : { state: JSON.stringify(state) }) });
+  return postJson(t, SSO_START_URL, { email, ...(state === undefined ? {} : { state: JSON.stringify(state) }) }, { cookies: testBrowserCookies(t) });
 }
 
 /**
@@ -142,6 +158,11 @@ export async function postRefused(t: TestApp, connection: { id: string; acs: str
   await expectRefused(t, connection.id, response, code, reason);
 }
 
-export async function exchange(t: TestApp, transferToken: string): Promise<LightMyRequestResponse> {
-  return postJson(t, TRANSFER_URL, { token: transferToken, deviceId: newDeviceId() });
+/** The web's `/ssol/:transferToken` exchange, from the browser that started the sign-in (or `cookies`: another one). */
+export async function exchange(
+  t: TestApp,
+  transferToken: string,
+  cookies: Record<string, string> = testBrowserCookies(t),
+): Promise<LightMyRequestResponse> {
+  return postJson(t, TRANSFER_URL, { token: transferToken, deviceId: newDeviceId() }, { cookies });
 }

@@ -12,6 +12,7 @@ import * as ssoConnections from './migrations/009-sso-connections.js';
 import * as tokenEndReasons from './migrations/010-token-end-reasons.js';
 import * as emailChange from './migrations/011-email-change.js';
 import * as attributionTouch from './migrations/012-attribution-touch.js';
+import * as ssoBinding from './migrations/013-sso-binding.js';
 
 /**
  * Every migration, in order, compiled into the service: no directory scanning, so the built
@@ -30,6 +31,7 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Migrat
   ['010-token-end-reasons', tokenEndReasons],
   ['011-email-change', emailChange],
   ['012-attribution-touch', attributionTouch],
+  ['013-sso-binding', ssoBinding],
 ];
 
 const provider: MigrationProvider = {

@@ -123,6 +123,8 @@ export interface EmailTokensTable {
   ended_reason: string | null;
   /** Migration 011: the address an `emailChange` token moves its account to (decision 0023). */
   new_email: string | null;
+  /** Migration 013: a transfer token of a company sign-in, the SHA-256 of its browser's binding cookie; else null. */
+  binding_hash: string | null;
 }
 
 /** One row per sign-up request; its id is the opaque `userId` the sign-up call answers. */
@@ -242,6 +244,8 @@ export interface SsoRequestsTable {
   return_url: string | null;
   nonce: string | null;
   code_verifier: string | null;
+  /** Migration 013: the SHA-256 of the starting browser's binding cookie; null for a desktop client. */
+  binding_hash: string | null;
   created_at: number;
   expires_at: number;
   used_at: number | null;

@@ -32,6 +32,7 @@ export const AUDIT_EVENT_TYPES = [
   'google.refused',
   'transfer.issued',
   'transfer.exchanged',
+  'transfer.refused',
   // community forum and device tokens (decision 0021)
   'community.signin',
   'community.refused',

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { callRoute } from '../../lib/call-route.js';
 import { requestMeta } from '../audit/audit.service.js';
+import { presentedBinding } from '../sso/sso.binding.js';
 import { exchangeOtterToken } from './devices.service.js';
 
 /**
@@ -11,6 +12,8 @@ import { exchangeOtterToken } from './devices.service.js';
 export const devicesRoutes: FastifyPluginAsyncZod = async (app) => {
   callRoute(app, 'exchangeOtterToken', {
     summary: 'Turns a one-time sign-in token into a long-lived device token for the same device, once',
-    handler: async (request) => ({ deviceToken: await exchangeOtterToken(app, request.body, requestMeta(request)) }),
+    handler: async (request) => ({
+      deviceToken: await exchangeOtterToken(app, request.body, requestMeta(request), presentedBinding(request, app.config)),
+    }),
   });
 };

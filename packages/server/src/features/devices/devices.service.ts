@@ -3,6 +3,7 @@ import { sha256Hex } from '../../lib/crypto.js';
 import { AppError } from '../../lib/errors.js';
 import { inTransaction } from '../../lib/unit-of-work.js';
 import { recordAudit, withClientPeriod, type RequestMeta } from '../audit/audit.service.js';
+import { bindingHolds } from '../sso/sso.binding.js';
 import { deleteSession, findSessionWithUser } from '../sessions/sessions.repo.js';
 import { createSession } from '../sessions/sessions.service.js';
 import { TRANSFER_PURPOSES } from '../tokens/purposes.js';
@@ -24,6 +25,8 @@ export async function exchangeOtterToken(
   deps: Deps,
   input: { otterToken: string; deviceId: string; clientAuthenticationPeriodId?: string | undefined },
   meta: RequestMeta,
+  /** The SHA-256 of the binding cookie the request carries (sso.binding.ts). */
+  presentedBinding?: string,
 ): Promise<string> {
   const { otterToken, deviceId } = input;
   if (!TOKEN_PATTERN.test(otterToken)) throw new AppError('invalidToken');
@@ -31,6 +34,8 @@ export async function exchangeOtterToken(
   const transfer = await findToken(deps.db, otterToken);
   if (transfer !== undefined) {
     const row = usableToken(transfer, TRANSFER_PURPOSES, deps.clock.now());
+    // A company sign-in's token works only in the browser that started the sign-in (decision 0022).
+    if (!bindingHolds(row, presentedBinding)) throw new AppError('invalidToken');
     const user = await findUserById(deps.db, row.user_id);
     if (user === undefined || user.deactivated_at !== null) throw new AppError('invalidToken');
     return inTransaction(deps, async (uow) => {

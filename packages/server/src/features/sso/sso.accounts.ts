@@ -150,6 +150,7 @@ export async function signInReturningMember(
   connection: SsoConnectionRow,
   identity: SsoIdentity,
   meta: RequestMeta,
+  bindingHash: string | null,
 ): Promise<{ user: UserRow; transferToken: string } | undefined> {
   const asserted = assertedEmail(identity);
   if (asserted === undefined) return undefined;
@@ -158,7 +159,7 @@ export async function signInReturningMember(
   const member = await findIdentityAccount(deps.db, issuer, identity.subject);
   if (member === undefined || member.org_id !== connection.org_id || member.deactivated_at !== null || member.email_key !== emailKey) return undefined;
   const now = deps.clock.now();
-  const { token, row } = newToken(now, { userId: member.id, purpose: 'transfer' });
+  const { token, row } = newToken(now, { userId: member.id, purpose: 'transfer', bindingHash });
   await writeSsoSignIn(deps.db, {
     identity: { issuer, subject: identity.subject, email, now },
     signInAudit: auditRow(now, { type: 'sso.signin', meta, userId: member.id, emailKey, detail: { connectionId: connection.id } }),

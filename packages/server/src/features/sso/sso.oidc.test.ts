@@ -171,11 +171,13 @@ describe.skipIf(dbUnavailable)('company SSO over OpenID Connect (decision 0022)'
     expect(landing(gone).get('code')).toBe('1005');
   });
 
-  it('answers exchangeSSOTransferToken once per token', async () => {
+  it('answers exchangeSSOTransferToken once per token, and only to the browser that started the sign-in', async () => {
     const email = `linus@${domain}`;
     const outcome = await passConsent(await consentUrl(email), { email }, CALLBACK);
     if (!('code' in outcome)) throw new Error(outcome.error);
+    // The callback address opened in another browser (login CSRF): its token is no use there.
     const token = landing(await callback({ code: outcome.code, state: outcome.state })).get('transferToken') ?? '';
+    expect((await exchange(t, token, {})).json()).toEqual({ errorMessage: 'ssoTransferFailed' });
     expect((await exchange(t, token)).statusCode).toBe(200);
     expect((await exchange(t, token)).json()).toEqual({ errorMessage: 'ssoTransferFailed' });
   });

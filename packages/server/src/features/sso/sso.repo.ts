@@ -117,7 +117,7 @@ export interface SsoSignIn {
 
 type SsoSignInParameters = SsoSignIn['identity'] &
   Prefixed<'signin_', AuditEventsTable> &
-  Prefixed<'token_', Pick<TokenRow, 'id' | 'user_id' | 'purpose' | 'expires_at'>> &
+  Prefixed<'token_', Pick<TokenRow, 'id' | 'user_id' | 'purpose' | 'expires_at' | 'binding_hash'>> &
   Prefixed<'issued_', AuditEventsTable>;
 
 /**
@@ -137,6 +137,7 @@ const ssoSignInPg = preparedStatement(
     'token_user_id',
     'token_purpose',
     'token_expires_at',
+    'token_binding_hash',
     ...auditParameterNames('issued_'),
   ],
   (db: Db, p: SsoSignInParameters) =>
@@ -163,6 +164,7 @@ const ssoSignInPg = preparedStatement(
             used_at: null,
             signup_id: null,
             new_email: null,
+            binding_hash: p.token_binding_hash,
             ended_reason: null,
           })
           .returning('id'),
@@ -184,11 +186,11 @@ export async function writeSsoSignIn(db: Db, signIn: SsoSignIn): Promise<void> {
     throw new Error('an SSO sign-in issues a plain transfer token at the moment of the sign-in');
   }
   if (db.getExecutor().adapter instanceof PostgresAdapter) {
-    const { id, user_id, purpose, expires_at } = signIn.token;
+    const { id, user_id, purpose, expires_at, binding_hash } = signIn.token;
     await ssoSignInPg(db, {
       ...signIn.identity,
       ...prefixed('signin_', signIn.signInAudit),
-      ...prefixed('token_', { id, user_id, purpose, expires_at }),
+      ...prefixed('token_', { id, user_id, purpose, expires_at, binding_hash }),
       ...prefixed('issued_', signIn.issuedAudit),
     });
     return;

@@ -7,7 +7,7 @@ import type { SamlThreads } from './saml.thread.js';
 import { SsoFailure } from './sso.failure.js';
 import type { SsoOidcClients } from './sso.oidc.js';
 import { rememberAssertion, spendRequest } from './sso.repo.js';
-import { completeSso, connectionFor, failureLanding, samlSettings } from './sso.service.js';
+import { completeSso, connectionFor, failureLanding, samlSettings, type SsoRequestContext } from './sso.service.js';
 
 /** Runs one answer of an identity provider; any SsoFailure becomes the landing page with its code. */
 async function landingOf(deps: Deps, connectionId: string, meta: RequestMeta, work: () => Promise<string>): Promise<string> {
@@ -40,14 +40,15 @@ export async function consumeSamlResponse(
     if (input.samlResponse === undefined || input.samlResponse === '') throw new SsoFailure('1002', 'no SAMLResponse');
     const { db, now } = unitOfWork(deps);
     const assertion = await saml.validateResponse(samlSettings(deps, connection), input.samlResponse, now);
-    let request: { clientKind: string | null; returnUrl: string | null };
+    let request: SsoRequestContext;
     if (assertion.inResponseTo === undefined) {
+      // No request, so no browser to bind to: why a connection must opt in to these.
       if (connection.saml_allow_unsolicited !== 1) throw new SsoFailure('1002', 'unsolicited response');
-      request = { clientKind: null, returnUrl: deps.redirects.allowed(input.relayState) ?? null };
+      request = { clientKind: null, returnUrl: deps.redirects.allowed(input.relayState) ?? null, bindingHash: null };
     } else {
       const spent = await spendRequest(db, { id: assertion.inResponseTo, connectionId: connection.id, now });
       if (spent === undefined) throw new SsoFailure('1002', 'InResponseTo names no waiting request of this connection');
-      request = { clientKind: spent.client_kind, returnUrl: spent.return_url };
+      request = { clientKind: spent.client_kind, returnUrl: spent.return_url, bindingHash: spent.binding_hash };
     }
     if (!(await rememberAssertion(db, { connectionId: connection.id, assertionId: assertion.assertionId, expiresAt: assertion.expiresAt }))) {
       throw new SsoFailure('1002', 'assertion replayed');
@@ -100,7 +101,7 @@ export async function consumeOidcCallback(
       deps,
       connection,
       { subject: identity.subject, email: identity.email, givenName: identity.givenName, familyName: identity.familyName },
-      { clientKind: request.client_kind, returnUrl: request.return_url },
+      { clientKind: request.client_kind, returnUrl: request.return_url, bindingHash: request.binding_hash },
       meta,
     );
   });

@@ -10,7 +10,8 @@ import { SSO_START_PER_EMAIL, SSO_START_PER_IP } from './sso.limits.js';
 import { SsoOidcClients } from './sso.oidc.js';
 import { findConnectionById } from './sso.repo.js';
 import { consumeOidcCallback, consumeSamlResponse } from './sso.responses.js';
-import { startSso } from './sso.service.js';
+import { bindBrowser } from './sso.binding.js';
+import { SSO_REQUEST_LIFETIME_MS, startSso } from './sso.service.js';
 import { ssoUrls } from './sso.urls.js';
 
 const ConnectionParams = z.object({ connectionId: z.string().min(1).max(64) });
@@ -46,7 +47,10 @@ export const ssoRoutes: FastifyPluginAsyncZod = async (app) => {
       { rule: SSO_START_PER_IP, key: (request) => request.ip },
       { rule: SSO_START_PER_EMAIL, key: (request) => normalizeEmail(request.body.email) },
     ],
-    handler: async (request) => ({ url: await startSso(app, { oidc, saml }, request.body, requestMeta(request)) }),
+    handler: async (request, reply) => {
+      const binding = bindBrowser(request, reply, app.config, SSO_REQUEST_LIFETIME_MS);
+      return { url: await startSso(app, { oidc, saml }, request.body, requestMeta(request), binding) };
+    },
   });
 
   // The HTTP-POST binding sends a form. Parsed here only: this plugin's routes are the only ones

@@ -12,6 +12,8 @@ import {
   newDeviceId,
   postSignIn,
   refuseInserts,
+  sessionCookieName,
+  setCookie,
   uniqueEmail,
   useTestApp,
 } from '../../../test/helpers.js';
@@ -30,7 +32,19 @@ import {
   signedResponse,
   type AssertionOptions,
 } from '../../../test/saml-idp.js';
-import { SSO_START_URL, exchange, expectRefused, landing, postAcs, postRefused, samlOrganization, startSso } from '../../../test/sso.js';
+import {
+  SSO_START_URL,
+  exchange,
+  expectRefused,
+  landing,
+  postAcs,
+  postRefused,
+  samlOrganization,
+  startSso,
+  testBrowserCookies,
+} from '../../../test/sso.js';
+import { randomToken } from '../../lib/crypto.js';
+import { bindingCookieName } from './sso.binding.js';
 
 describe.skipIf(dbUnavailable)('company SSO over SAML: the assertion consumer (decision 0022)', () => {
   const t = useTestApp();
@@ -122,6 +136,43 @@ describe.skipIf(dbUnavailable)('company SSO over SAML: the assertion consumer (d
       expect((await getSession(t, otter, deviceId)).statusCode).toBe(401); // bound to the exchanging device
       expect((await exchange(t, token)).json()).toEqual({ errorMessage: 'ssoTransferFailed' });
       expect((await listAuditEvents(t.db, { emailKey: email, type: 'sso.signup' })).length).toBe(1);
+    });
+
+    it('binds the sign-in to the browser that started it: another browser cannot exchange its token (login CSRF)', async () => {
+      // The start sets the binding cookie, HttpOnly and SameSite=Strict, keeping a value the browser already holds.
+      const corp = await samlOrganization(t);
+      const fresh = await postJson(t, SSO_START_URL, { email: corp.email() });
+      const set = setCookie(fresh, bindingCookieName(t.config));
+      expect(set).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/' });
+      expect(set?.value).toMatch(/^[A-Za-z0-9_-]{43}$/);
+      const kept = await startSso(t, corp.email());
+      expect(setCookie(kept, bindingCookieName(t.config))?.value).toBe(testBrowserCookies(t)[bindingCookieName(t.config)]);
+
+      for (const kind of ['returning', 'new'] as const) {
+        const { corp: org, base } = await startedAndKnown();
+        if (kind === 'returning') {
+          landing(await postAcs(t, org.urls.acs, signedResponse(base)));
+          const again = readAuthnRequest((await startSso(t, base.email ?? '')).json<{ url: string }>().url);
+          base.inResponseTo = again.id;
+        }
+        // The starter's provider answer, posted from a victim's browser: the landing hands that browser the token.
+        const token = landing(await postAcs(t, org.urls.acs, signedResponse(base))).get('transferToken') ?? '';
+        const elsewhere = { [bindingCookieName(t.config)]: randomToken() };
+        for (const cookies of [{}, elsewhere]) {
+          const refused = await exchange(t, token, cookies);
+          expect([kind, refused.statusCode, refused.json()]).toEqual([kind, 400, { errorMessage: 'ssoTransferFailed' }]);
+          expect(setCookie(refused, sessionCookieName(t.config))).toBeUndefined();
+        }
+        // Refusals spend nothing: the browser that started the sign-in still completes it.
+        expect((await exchange(t, token)).statusCode).toBe(200);
+      }
+      expect((await listAuditEvents(t.db, { type: 'transfer.refused' })).length).toBeGreaterThanOrEqual(4);
+    });
+
+    it("leaves a desktop client's token unbound: the app that exchanges it holds no cookie of the browser", async () => {
+      const native = await startedAndKnown({ state: { clientKind: 'native' } });
+      const token = landing(await postAcs(t, native.corp.urls.acs, signedResponse(native.base))).get('transferToken') ?? '';
+      expect((await exchange(t, token, {})).statusCode).toBe(200);
     });
 
     it('keeps nothing of a sign-in whose transfer token cannot be written: no member, no identity, no audit of it', async () => {

@@ -98,6 +98,8 @@ export async function startSso(
   clients: { oidc: SsoOidcClients; saml: SamlThreads },
   input: { email: string; state?: string | undefined; clientAuthenticationPeriodId?: string | undefined },
   meta: RequestMeta,
+  /** The SHA-256 of the browser's binding cookie (sso.binding.ts). */
+  bindingHash: string,
 ): Promise<string> {
   const emailKey = normalizeEmail(input.email);
   const claim = await findDomain(deps.db, emailDomain(emailKey));
@@ -112,6 +114,8 @@ export async function startSso(
     return_url: returnUrl,
     nonce: null,
     code_verifier: null,
+    // A desktop client's token is handed to the app, which holds no cookie of this browser.
+    binding_hash: clientKind === null ? bindingHash : null,
     created_at: now,
     expires_at: now + SSO_REQUEST_LIFETIME_MS,
     used_at: null,
@@ -180,18 +184,32 @@ export async function completeSso(
   deps: Deps,
   connection: SsoConnectionRow,
   identity: SsoIdentity,
-  request: { clientKind: string | null; returnUrl: string | null },
+  request: SsoRequestContext,
   meta: RequestMeta,
 ): Promise<string> {
-  const returning = await signInReturningMember(deps, connection, identity, meta);
-  const transferToken = returning?.transferToken ?? (await resolveWithTransferToken(deps, connection, identity, meta));
+  const returning = await signInReturningMember(deps, connection, identity, meta, request.bindingHash);
+  const transferToken = returning?.transferToken ?? (await resolveWithTransferToken(deps, connection, identity, meta, request.bindingHash));
   return landing({ transferToken, native: request.clientKind === 'native', returnUrl: request.returnUrl });
 }
 
+/** What a provider's answer carries on from the request it answers (none for an unsolicited one). */
+export interface SsoRequestContext {
+  clientKind: string | null;
+  returnUrl: string | null;
+  /** The starting browser's binding (sso.binding.ts), which the transfer token takes. */
+  bindingHash: string | null;
+}
+
 /** Every case but a returning member's: `resolveSsoAccount` decides it, then the transfer token in the same transaction. */
-async function resolveWithTransferToken(deps: Deps, connection: SsoConnectionRow, identity: SsoIdentity, meta: RequestMeta): Promise<string> {
+async function resolveWithTransferToken(
+  deps: Deps,
+  connection: SsoConnectionRow,
+  identity: SsoIdentity,
+  meta: RequestMeta,
+  bindingHash: string | null,
+): Promise<string> {
   const { completed } = await resolveSsoAccount(deps, connection, identity, meta, async (uow, { user }) => {
-    const token = await issueToken(uow, { userId: user.id, purpose: 'transfer' });
+    const token = await issueToken(uow, { userId: user.id, purpose: 'transfer', bindingHash });
     await recordAudit(uow, transferIssued(user, connection, meta));
     return token;
   });

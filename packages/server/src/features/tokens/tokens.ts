@@ -32,7 +32,7 @@ export function endReasonOf(row: TokenRow): TokenEndReason | null {
  */
 export async function issueToken(
   uow: UnitOfWork,
-  input: { userId: string; purpose: TokenPurpose; signupId?: string; newEmail?: string },
+  input: { userId: string; purpose: TokenPurpose; signupId?: string; newEmail?: string; bindingHash?: string | null },
 ): Promise<string> {
   const { token, row } = newToken(uow.now, input);
   await storeToken(uow.db, row);
@@ -42,7 +42,7 @@ export async function issueToken(
 /** A fresh token and the row that stores it (only its SHA-256), for `storeToken` or a statement that writes it with its cause. */
 export function newToken(
   now: number,
-  input: { userId: string; purpose: TokenPurpose; signupId?: string; newEmail?: string },
+  input: { userId: string; purpose: TokenPurpose; signupId?: string; newEmail?: string; bindingHash?: string | null },
 ): { token: string; row: TokenRow } {
   const token = randomToken();
   const row: TokenRow = {
@@ -54,6 +54,7 @@ export function newToken(
     used_at: null,
     signup_id: input.signupId ?? null,
     new_email: input.newEmail ?? null,
+    binding_hash: input.bindingHash ?? null,
     ended_reason: null,
   };
   return { token, row };

@@ -2,13 +2,14 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { callRoute } from '../../lib/call-route.js';
 import { setSessionCookie } from '../../lib/cookies.js';
 import { requestMeta } from '../audit/audit.service.js';
+import { presentedBinding } from '../sso/sso.binding.js';
 import { exchangeTransferToken } from './transfer.service.js';
 
 export const transferRoutes: FastifyPluginAsyncZod = async (app) => {
   callRoute(app, 'exchangeSSOTransferToken', {
     summary: 'Turns a one-time transfer token (Google or SSO sign-in of a native app) into a session for the device, once',
     handler: async (request, reply) => {
-      const { token } = await exchangeTransferToken(app, request.body, requestMeta(request));
+      const { token } = await exchangeTransferToken(app, request.body, requestMeta(request), presentedBinding(request, app.config));
       // The web's /ssol/:transferToken screen signs this browser in; an app reads `otter`.
       setSessionCookie(reply, app.config, token);
       return { otter: token };

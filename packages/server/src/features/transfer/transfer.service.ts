@@ -1,8 +1,9 @@
 import type { Deps } from '../../deps.js';
 import { AppError } from '../../lib/errors.js';
-import { inTransaction } from '../../lib/unit-of-work.js';
+import { inTransaction, unitOfWork } from '../../lib/unit-of-work.js';
 import { recordAudit, type RequestMeta } from '../audit/audit.service.js';
 import { createSession, type StartedSession } from '../sessions/sessions.service.js';
+import { bindingHolds } from '../sso/sso.binding.js';
 import { TRANSFER_PURPOSES } from '../tokens/purposes.js';
 import { findToken, spendToken } from '../tokens/tokens.js';
 import { findUserById } from '../users/users.repo.js';
@@ -11,12 +12,24 @@ import { findUserById } from '../users/users.repo.js';
  * Spec §7 `account/exchangeSSOTransferToken` `{ token, deviceId }` → `{ otter }` (decision 0019):
  * the one-time token a Google (or SSO) sign-in gave a native app becomes a session on the app's
  * own device, exactly once. Unknown, spent, expired or of another kind, or for a deactivated
- * account: `ssoTransferFailed` (spec §8, 'There was an error signing in with SSO.'), one code for
- * all, so the answer tells nothing about which.
+ * account, or a company sign-in's token presented without the binding of the browser that started
+ * it: `ssoTransferFailed` (spec §8, 'There was an error signing in with SSO.'), one code for all,
+ * so the answer tells nothing about which.
  */
-export async function exchangeTransferToken(deps: Deps, input: { token: string; deviceId: string }, meta: RequestMeta): Promise<StartedSession> {
+export async function exchangeTransferToken(
+  deps: Deps,
+  input: { token: string; deviceId: string },
+  meta: RequestMeta,
+  /** The SHA-256 of the binding cookie the request carries (sso.binding.ts). */
+  presentedBinding: string | undefined,
+): Promise<StartedSession> {
   const row = await findToken(deps.db, input.token);
   if (row === undefined || !(TRANSFER_PURPOSES as readonly string[]).includes(row.purpose)) throw new AppError('ssoTransferFailed');
+  // A company sign-in's token works only in the browser that started the sign-in (decision 0022).
+  if (!bindingHolds(row, presentedBinding)) {
+    await recordAudit(unitOfWork(deps), { type: 'transfer.refused', meta, userId: row.user_id, detail: { reason: 'otherBrowser' } });
+    throw new AppError('ssoTransferFailed');
+  }
   const user = await findUserById(deps.db, row.user_id);
   if (user === undefined || user.deactivated_at !== null) throw new AppError('ssoTransferFailed');
   return inTransaction(deps, async (uow) => {

@@ -1,0 +1,50 @@
+import { cookieName, cookieRules } from '@foyer/contract';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Config } from '../../config.js';
+import { randomToken, sha256Hex } from '../../lib/crypto.js';
+import type { TokenRow } from '../tokens/tokens.js';
+import { lifetimeOf } from '../tokens/purposes.js';
+
+/**
+ * Decision 0022 (ASVS V10.1.2): a company sign-in belongs to the browser that started it. The
+ * start call gives the browser a random value in an HttpOnly, SameSite=Strict cookie and keeps its
+ * SHA-256 with the waiting request; the provider's answer passes it on to the transfer token; only
+ * a request carrying the same cookie exchanges that token. Without it, whoever started a sign-in
+ * could hand the provider's answer (a callback address, an auto-posting form) to someone else's
+ * browser and sign that browser in to the starter's account.
+ *
+ * The cookie crosses neither the provider's redirect nor its cross-site POST (SameSite=Strict):
+ * it is read by the start and by the exchange, both calls of this site's own pages.
+ */
+const BINDING_COOKIE = 'sso_binding';
+const VALUE_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+
+export function bindingCookieName(config: Pick<Config, 'env'>): string {
+  return cookieName(BINDING_COOKIE, config.env);
+}
+
+/** The SHA-256 of the binding this browser presents, if any. */
+export function presentedBinding(request: FastifyRequest, config: Config): string | undefined {
+  const value = request.cookies[bindingCookieName(config)];
+  return value !== undefined && VALUE_PATTERN.test(value) ? sha256Hex(value) : undefined;
+}
+
+/**
+ * The binding of the browser starting a sign-in: the one it already holds (sign-ins started in two
+ * tabs both stay usable), else a new one, set for as long as a request waits and its token lives.
+ * Answers its SHA-256.
+ */
+export function bindBrowser(request: FastifyRequest, reply: FastifyReply, config: Config, requestLifetimeMs: number): string {
+  const held = request.cookies[bindingCookieName(config)];
+  const value = held !== undefined && VALUE_PATTERN.test(held) ? held : randomToken();
+  reply.setCookie(bindingCookieName(config), value, {
+    ...cookieRules(config.publicHostname, config.env, false, config.cookieDomain),
+    maxAge: Math.ceil((requestLifetimeMs + lifetimeOf('transfer')) / 1000),
+  });
+  return sha256Hex(value);
+}
+
+/** Whether a transfer token may be exchanged by this request: unbound, or bound to the browser presenting it. */
+export function bindingHolds(row: Pick<TokenRow, 'binding_hash'>, presented: string | undefined): boolean {
+  return row.binding_hash === null || row.binding_hash === presented;
+}
