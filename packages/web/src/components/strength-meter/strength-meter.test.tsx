@@ -2,7 +2,7 @@ import fr from '@foyer/contract/lang/fr.json';
 import { render, screen } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { useState } from 'react';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { Providers } from '../../test/harness';
 import { NewPasswordField } from './strength-meter';
 import { loadEstimator, personalInputs, usePasswordStrength } from './use-password-strength';
@@ -85,5 +85,24 @@ describe('strength meter (spec §2, §5)', () => {
     expect(estimator.estimate('password1', [], 256).score).toBe(0);
     expect(estimator.estimate('velvet harbor lantern', [], 256).score).toBeGreaterThanOrEqual(3);
     expect(estimator.estimate('bartholomew2024', ['bartholomew'], 256).warning).toBe('strength.warning.userInputs');
+  });
+});
+
+describe('the verdict a form validates with', () => {
+  it('never passes an earlier password’s verdict off as the current one’s while the meter catches up', async () => {
+    const renders: Array<{ password: string; passes: boolean | undefined }> = [];
+    function Probe({ password }: { password: string }) {
+      const strength = usePasswordStrength(password, []);
+      strength.activate();
+      renders.push({ password, passes: strength.passes });
+      return null;
+    }
+    const { rerender } = render(<Probe password="weakpass" />);
+    await vi.waitFor(() => expect(renders.at(-1)).toEqual({ password: 'weakpass', passes: false }));
+    // A password manager's fill: the whole value changes in one event.
+    rerender(<Probe password="second violet harbour 9" />);
+    await vi.waitFor(() => expect(renders.at(-1)).toEqual({ password: 'second violet harbour 9', passes: true }));
+    const strong = renders.filter((entry) => entry.password === 'second violet harbour 9');
+    expect(strong.map((entry) => entry.passes)).not.toContain(false);
   });
 });

@@ -84,8 +84,17 @@ export function personalInputs({ names = [], email, productName }: { names?: str
 }
 
 export interface PasswordStrength {
-  /** The estimate of the password as typed; null for an empty one and until the estimator has loaded. */
+  /**
+   * The estimate the meter shows: of the password as typed, a moment behind the keystrokes (React's
+   * deferred value); null for an empty one and until the estimator has loaded.
+   */
   result: Strength | null;
+  /**
+   * The verdict on exactly the current password, for a form's validation: undefined while the
+   * estimate still describes an earlier value (a paste or a password manager's fill that is
+   * submitted at once), so the form then asks `check` instead of trusting a stale verdict.
+   */
+  passes: boolean | undefined;
   /** Starts loading the estimator (the field's first change); typing never waits for it. */
   activate: () => void;
   /** For a submit: the estimate of exactly this password, loading the estimator if needed; null if it cannot load. */
@@ -129,5 +138,6 @@ export function usePasswordStrength(password: string, userInputs: readonly strin
     [estimator, deferredPassword, inputs],
   );
 
-  return { result, activate, check };
+  const passes = result !== null && deferredPassword === password ? result.passes : undefined;
+  return { result, passes, activate, check };
 }

@@ -99,7 +99,7 @@ export function ResetPasswordScreen({ token, email, dead = false }: { token: str
   }, [failures]);
   // The screen knows nothing about the person but the product they are in.
   const strength = usePasswordStrength(password, personalInputs({ productName: t('product.name') }));
-  const error = newPasswordError(password, strength.result?.passes);
+  const error = newPasswordError(password, strength.passes);
 
   async function submit() {
     if (submitting) return;

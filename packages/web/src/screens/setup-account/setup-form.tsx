@@ -53,7 +53,7 @@ export function SetupForm({
   const errors: Record<CheckedField, MessageKey | null> = {
     firstName: asks('firstName') ? firstNameError(values.firstName) : null,
     lastName: asks('lastName') ? lastNameError(values.lastName) : null,
-    password: asks('hashPassword') ? newPasswordError(values.password, strength.result?.passes) : null,
+    password: asks('hashPassword') ? newPasswordError(values.password, strength.passes) : null,
   };
   const set = (field: keyof typeof values) => (value: string) => setValues((current) => ({ ...current, [field]: value }));
   const checked = (field: CheckedField) => fields.fieldProps(field, values[field], set(field), errors[field], submitting);

@@ -59,7 +59,7 @@ export function SignUpForm({ onSignedUp }: { onSignedUp: (signedUp: SignedUp) =>
     firstName: firstNameError(values.firstName),
     lastName: lastNameError(values.lastName),
     email: emailError(values.email),
-    password: newPasswordError(values.password, strength.result?.passes),
+    password: newPasswordError(values.password, strength.passes),
   };
 
   const set = (field: keyof SignUpValues) => (value: string) => setValues((current) => ({ ...current, [field]: value }));
