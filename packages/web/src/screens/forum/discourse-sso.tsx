@@ -41,7 +41,8 @@ async function forumSignIn(body: { ssoPayload: string; signature: string }): Pro
  * `sig`. The service answers for spec §4's device credential or else the browser's own session
  * (decisions 0021, 0030): terms agreed → the forum, signed in; not agreed → the terms, with
  * `from` coming back here; not signed in (401, silently) → the three choices, each of which
- * returns here through `from` after signing in or up.
+ * returns here through `from` after signing in or up; any other failure → the same choices under
+ * the forum's error ('An error occurred. Please try again.').
  *
  * The flags (spec §3, §4): the forum-pending flag is set only for a signed-in person on the way to
  * the terms, and dropped whenever the choices show, so it can never send someone who still has
@@ -69,10 +70,10 @@ export function DiscourseSso() {
   }, [config]);
 
   useEffect(() => {
-    const showChoices = () => {
+    const showChoices = (next: 'choices' | 'failed' = 'choices') => {
       removeItem('discoursePending');
       writeItem('doImmediateRedirect', 'true');
-      setStage('choices');
+      setStage(next);
     };
     if (!sso || !sig) {
       showChoices();
@@ -83,9 +84,9 @@ export function DiscourseSso() {
     void request.current.then(async (result) => {
       if (!active) return;
       if (!result.ok) {
-        // Spec §8: a 401 is silent and offers the choices; anything else is the forum's one error.
-        if (result.code === 'notSignedIn') showChoices();
-        else setStage('failed');
+        // Spec §2, §8: a failed automatic sign-in offers the choices; a 401 silently, anything
+        // else under the forum's one error.
+        showChoices(result.code === 'notSignedIn' ? 'choices' : 'failed');
         return;
       }
       if (!result.data.termsAgreed) {
@@ -97,7 +98,7 @@ export function DiscourseSso() {
       // against its own allow-list before the whole page goes there.
       const target = allowedTarget(result.data.redirectUrl, config);
       if (target === undefined) {
-        setStage('failed');
+        showChoices('failed');
         return;
       }
       endForumFlow();
@@ -121,16 +122,6 @@ export function DiscourseSso() {
     );
   }
 
-  if (stage === 'failed') {
-    return (
-      <CardLayout title={t('forum.signingIn')}>
-        <Alert variant="error" focusOnShow>
-          <ErrorText messageKey="error.forum" />
-        </Alert>
-      </CardLayout>
-    );
-  }
-
   const from = forumReturnPath(sso, sig);
   const carried = { from, signupSource: SIGNUP_SOURCES.community };
   // Spec §2: in production the marketing site's get-started page for the community signs people up.
@@ -138,6 +129,11 @@ export function DiscourseSso() {
 
   return (
     <CardLayout title={t('forum.title')}>
+      {stage === 'failed' && (
+        <Alert variant="error" focusOnShow>
+          <ErrorText messageKey="error.forum" />
+        </Alert>
+      )}
       <p className="lead">{t('forum.lead')}</p>
       <div className="stack">
         {createAccount === undefined ? (

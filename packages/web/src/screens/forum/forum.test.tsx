@@ -109,12 +109,14 @@ describe('/discourse-sso (spec §2, §4)', () => {
     ['a refused request', () => json(400, { errorMessage: 'invalidSsoPayload' })],
     ['a server failure', () => json(500, { errorMessage: 'unexpectedError' })],
     ['an address off the product’s sites', () => json(200, { termsAgreed: true, redirectUrl: 'https://evil.example/x' })],
-  ])('says "An error occurred" on %s', async (_name, answer) => {
+  ])('says "An error occurred" on %s, and offers the three choices (spec §2)', async (_name, answer) => {
     stubFetch({ [SSO_CALL]: answer });
     const { replace } = stubLocation();
     renderApp(FORUM_PATH, { config: CONFIG });
     expect(await screen.findByRole('alert')).toHaveTextContent('An error occurred. Please try again.');
     expect(replace).not.toHaveBeenCalled();
+    expect(screen.getByRole('heading', { level: 1 })).not.toHaveTextContent('Signing into Community');
+    for (const name of ['Create Account', 'Sign In with Foyer', 'Continue with Google']) expect(screen.getByRole('link', { name })).toBeInTheDocument();
   });
 });
 
