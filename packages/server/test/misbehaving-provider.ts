@@ -20,6 +20,8 @@ export class MisbehavingProvider {
   /** The nonce of the last authorization request, read from its URL by the test. */
   nonce = '';
   email = 'ann@example.com';
+  /** How long the token endpoint keeps each request waiting before it answers (a slow provider). */
+  tokenDelayMs = 0;
   private readonly key = generateKeyPairSync('rsa', { modulusLength: 2048 });
   private readonly foreign = generateKeyPairSync('rsa', { modulusLength: 2048 });
   private readonly kid = randomBytes(6).toString('hex');
@@ -37,7 +39,10 @@ export class MisbehavingProvider {
       if (path === '/token' && request.method === 'POST') {
         request.resume();
         request.on('end', () =>
-          json(200, { access_token: randomBytes(16).toString('hex'), token_type: 'Bearer', expires_in: 60, id_token: this.idToken() }),
+          setTimeout(
+            () => json(200, { access_token: randomBytes(16).toString('hex'), token_type: 'Bearer', expires_in: 60, id_token: this.idToken() }),
+            this.tokenDelayMs,
+          ),
         );
         return undefined;
       }

@@ -36,6 +36,8 @@ export class OidcForger {
   issuer = '';
   forgery: IdTokenForgery = 'honest';
   email = 'ann@example.com';
+  /** How long the token endpoint keeps each request waiting before it answers (a slow provider). */
+  tokenDelayMs = 0;
   /** What each token request carried, for the test to read. */
   readonly tokenRequests: Array<{ code: string; codeVerifier: string | null }> = [];
   private readonly codes = new Map<string, IssuedCode>();
@@ -54,7 +56,8 @@ export class OidcForger {
       if (path === '/.well-known/openid-configuration') return json(200, this.metadata());
       if (path === '/jwks') return json(200, { keys: [this.publicJwk()] });
       if (path === '/token' && request.method === 'POST') {
-        void readForm(request).then((form) => {
+        void readForm(request).then(async (form) => {
+          if (this.tokenDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, this.tokenDelayMs));
           const code = form.get('code') ?? '';
           const codeVerifier = form.get('code_verifier');
           this.tokenRequests.push({ code, codeVerifier });

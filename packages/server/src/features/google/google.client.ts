@@ -24,6 +24,8 @@ export interface GoogleClientSettings {
   redirectUri: string;
   /** Plain-http issuers are allowed only for a developer's machine and tests (config.ts). */
   allowHttp: boolean;
+  /** The request deadline (REQUEST_TIMEOUT_MS): every call to the provider ends well within it. */
+  requestTimeoutMs: number;
 }
 
 /** The scopes of spec §7's consent page. */
@@ -32,8 +34,14 @@ export const GOOGLE_SCOPES = 'openid email profile';
 const DISCOVERY_TTL_MS = 24 * 60 * 60 * 1000;
 /** After a failed discovery the next request tries again, but not more often than this. */
 const DISCOVERY_RETRY_MS = 5_000;
-/** Seconds: every call to the provider must answer within a request's own deadline (decision 0011). */
-const PROVIDER_TIMEOUT_S = 10;
+/**
+ * Seconds a call to the provider may take: 10, or two thirds of a shorter request deadline, so
+ * the person hears that the provider did not answer before their own request times out
+ * (decision 0011).
+ */
+export function providerTimeoutS(requestTimeoutMs: number): number {
+  return Math.max(1, Math.min(10, Math.floor((requestTimeoutMs * 2) / 3 / 1000)));
+}
 
 export function googleRedirectUri(publicUrl: string): string {
   return `${publicUrl}${ROUTES.socialAuthCallback}`;
@@ -43,10 +51,13 @@ function asText(value: unknown): string | undefined {
   return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
 }
 
+const PROVIDER_DOWN_CODES = new Set(['OAUTH_RESPONSE_IS_NOT_CONFORM', 'OAUTH_RESPONSE_IS_NOT_JSON', 'OAUTH_TIMEOUT', 'OAUTH_ABORT']);
+
 /** A failure of the provider itself (down, slow, answering garbage): 503, not the person's fault. */
 function providerDown(error: unknown): boolean {
   if (error instanceof oidc.ResponseBodyError) return error.status >= 500;
-  if (error instanceof oidc.ClientError) return error.code === 'OAUTH_RESPONSE_IS_NOT_CONFORM' || error.code === 'OAUTH_RESPONSE_IS_NOT_JSON';
+  // OAUTH_TIMEOUT and OAUTH_ABORT: openid-client's wrapping of the call's own time-out.
+  if (error instanceof oidc.ClientError) return error.code !== undefined && PROVIDER_DOWN_CODES.has(error.code);
   if (error instanceof TypeError) return true; // fetch failed: connection refused, DNS, TLS
   return error instanceof DOMException && (error.name === 'TimeoutError' || error.name === 'AbortError');
 }
@@ -109,7 +120,7 @@ export class GoogleClient {
   private async discover(): Promise<Discovered> {
     const { issuer, clientId, clientSecret, allowHttp } = this.settings;
     const options: oidc.DiscoveryRequestOptions = {
-      timeout: PROVIDER_TIMEOUT_S,
+      timeout: providerTimeoutS(this.settings.requestTimeoutMs),
       [oidc.customFetch]: this.fetch,
       ...(allowHttp ? { execute: [oidc.allowInsecureRequests] } : {}),
     };
@@ -122,7 +133,7 @@ export class GoogleClient {
     const auth = usePost ? oidc.ClientSecretPost(clientSecret) : oidc.ClientSecretBasic(clientSecret);
     const configuration = new oidc.Configuration(metadata, clientId, { client_secret: clientSecret }, auth);
     if (allowHttp) oidc.allowInsecureRequests(configuration);
-    configuration.timeout = PROVIDER_TIMEOUT_S;
+    configuration.timeout = providerTimeoutS(this.settings.requestTimeoutMs);
     configuration[oidc.customFetch] = this.fetch;
     // openid-client trusts an ID token read from the token endpoint over TLS without checking its
     // signature (OIDC Core 3.1.3.7 allows it); the signature is checked here all the same.

@@ -110,7 +110,8 @@ describe.skipIf(dbUnavailable)('ID tokens that must be refused, from a misbehavi
   let t: TestApp;
   beforeAll(async () => {
     await double.start();
-    t = await createTestApp({ env: googleEnv(double) });
+    // A 3 s request deadline: the provider's calls then time out after 2 s (providerTimeoutS).
+    t = await createTestApp({ env: { ...googleEnv(double), REQUEST_TIMEOUT_MS: '3000' } });
   });
   afterAll(async () => {
     await t?.close();
@@ -128,6 +129,17 @@ describe.skipIf(dbUnavailable)('ID tokens that must be refused, from a misbehavi
 
   it('accepts a correct ID token from the double (the control)', async () => {
     expect((await exchangeWith('honest')).json()).toMatchObject({ wasSignUp: true });
+  });
+
+  it('answers unavailable (503), not socialAuthFailed, when the token endpoint does not answer in time', async () => {
+    double.tokenDelayMs = 3000;
+    try {
+      const response = await exchangeWith('honest');
+      expect(response.statusCode).toBe(503);
+      expect(response.json()).toEqual({ errorMessage: 'unavailable' });
+    } finally {
+      double.tokenDelayMs = 0;
+    }
   });
 
   it.each<Misbehaviour>(['wrongAudience', 'wrongIssuer', 'expired', 'wrongNonce', 'foreignKey'])('refuses an ID token with %s', async (behaviour) => {

@@ -23,6 +23,7 @@ export const googleRoutes: FastifyPluginAsyncZod = async (app) => {
             redirectUri: googleRedirectUri(app.config.publicUrl),
             // config.ts refuses a plain-http issuer where it is deployed.
             allowHttp: settings.issuer.startsWith('http:'),
+            requestTimeoutMs: app.config.http.requestTimeoutMs,
           },
           app.log,
           () => app.clock.now(),

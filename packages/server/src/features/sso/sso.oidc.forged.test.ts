@@ -18,7 +18,8 @@ import { ssoUrls } from './sso.urls.js';
  * another connection or none, and a code redeemed without its request's PKCE verifier.
  */
 describe.skipIf(dbUnavailable)('company SSO over OpenID Connect: forged ID tokens and callbacks', () => {
-  const t = useTestApp();
+  // A 3 s request deadline: the provider's calls then time out after 2 s (providerTimeoutS).
+  const t = useTestApp({ env: { REQUEST_TIMEOUT_MS: '3000' } });
   const provider = new OidcForger();
   const domain = `oidcf-${randomBytes(4).toString('hex')}.example`;
   const connectionIds = [`sso_f${randomBytes(6).toString('hex')}`, `sso_g${randomBytes(6).toString('hex')}`] as const;
@@ -70,6 +71,17 @@ describe.skipIf(dbUnavailable)('company SSO over OpenID Connect: forged ID token
   async function refused(connectionId: string, query: Record<string, string>, reason: string): Promise<void> {
     await expectRefused(t, connectionId, await writesNoAccount(t, () => callback(connectionId, query)), '1002', reason);
   }
+
+  it('lands on 1005, not 1002, when the token endpoint does not answer in time', async () => {
+    provider.forgery = 'honest';
+    const { code, state } = await consented(`slow@${domain}`);
+    provider.tokenDelayMs = 3000;
+    try {
+      await expectRefused(t, mainId, await writesNoAccount(t, () => callback(mainId, { code, state })), '1005', 'cannot be reached');
+    } finally {
+      provider.tokenDelayMs = 0;
+    }
+  });
 
   it('signs in with an honest ID token, having sent the PKCE verifier of the challenge it made', async () => {
     provider.forgery = 'honest';

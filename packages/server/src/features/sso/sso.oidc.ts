@@ -40,6 +40,7 @@ export class SsoOidcClients {
         redirectUri: ssoUrls(this.config, connection.id).oidcCallback,
         // acceptableRemoteUrl allows plain http on this machine only.
         allowHttp: url.protocol === 'http:',
+        requestTimeoutMs: this.config.http.requestTimeoutMs,
       },
       this.log,
       () => this.clock.now(),
