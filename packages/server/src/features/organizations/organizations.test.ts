@@ -146,6 +146,33 @@ describe.skipIf(dbUnavailable)('organisations and invitations (admin CLI)', () =
     expect(await t.db.selectFrom('users').select('id').where('email_key', '=', normalizeEmail(email)).execute()).toHaveLength(1);
   });
 
+  it("makes an unverified account of no organisation the invitee's: a stranger's sign-up no longer blocks the invitation", async () => {
+    const org = await createOrg();
+    const email = uniqueEmail('early');
+    const signUp = await postSignUp(t, signUpBody({ email, firstName: 'Mallory', lastName: 'Stranger' }));
+    expect(signUp.statusCode).toBe(200);
+    const strangersLink = await latestToken(t, email, 'verifyEmail');
+    const before = await findUserByEmailKey(t.db, normalizeEmail(email));
+    expect(before).toMatchObject({ org_id: null, email_verified_at: null });
+
+    const result = await run('invite', '--org', org.id, '--email', email);
+    expect(result.code, result.stderr).toBe(EXIT.ok);
+    const member = await findUserByEmailKey(t.db, normalizeEmail(email));
+    expect(member).toMatchObject({ id: before?.id, org_id: org.id, first_name: null, last_name: null, password_hash: null, email_verified_at: null });
+    // The stranger's link is dead; the invitee's sets the account up.
+    expect((await t.app.inject({ method: 'GET', url: fieldsUrl(strangersLink) })).statusCode).not.toBe(200);
+    const token = await latestToken(t, email, 'invitation');
+    const setup = await postJson(t, SETUP_URL, {
+      token,
+      deviceId: newDeviceId(),
+      firstName: 'Ines',
+      lastName: 'Owner',
+      hashPassword: sha256Hex('the owner phrase'),
+    });
+    expect(setup.statusCode).toBe(200);
+    expect((await postSignIn(t.app, { email, password: 'the owner phrase' })).statusCode).toBe(200);
+  });
+
   it('leaves set-up members and accounts outside the organisation alone', async () => {
     const org = await createOrg();
     const outsider = await createTestUser(t);
