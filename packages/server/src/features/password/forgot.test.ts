@@ -36,6 +36,7 @@ describe.skipIf(dbUnavailable)('POST /api/account/forgotPassword', () => {
         signup_id: null,
         ended_reason: null,
         new_email: null,
+        binding_hash: null,
       },
     ]);
     const events = await listAuditEvents(t.db, { emailKey: normalizeEmail(email), type: 'password.resetRequested' });
