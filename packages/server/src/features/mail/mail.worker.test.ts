@@ -1,3 +1,4 @@
+import { ColumnNode, UpdateQueryNode, type KyselyPlugin } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SETUP_URL, eventually, mailsTo, postJson, postSignUp, signUpBody, tokenIn } from '../../../test/account-entry.js';
 import {
@@ -119,6 +120,42 @@ describe.skipIf(dbUnavailable)('the mail worker over real SMTP', () => {
     expect((await closed.waitFor(to)).to).toEqual([to]);
     expect(await row(to)).toMatchObject({ attempts: 5, sent_at: t.clock.now(), last_error: null });
     await closed.stop();
+  });
+
+  it('records a mail the SMTP server accepted while the database was away at the marking, and never sends it again', async () => {
+    // The database fails exactly the statement that marks a row sent, as when it goes away between
+    // the SMTP server's acceptance and the marking.
+    let away = false;
+    const marking: KyselyPlugin = {
+      transformQuery: ({ node }) => {
+        const marks =
+          UpdateQueryNode.is(node) && (node.updates ?? []).some((update) => ColumnNode.is(update.column) && update.column.column.name === 'sent_at');
+        if (away && marks) throw new Error('Connection terminated unexpectedly');
+        return node;
+      },
+      transformResult: async ({ result }) => result,
+    };
+    worker = new MailWorker(
+      { db: t.db.withPlugin(marking), clock: t.clock, log: t.app.log, key: outboxKeyOf(t.config) },
+      smtpTransport({ url: smtp.url, from: 'Foyer <no-reply@localhost>' }),
+      { pollMs: 60 * MINUTE },
+    );
+    const to = uniqueEmail('unmarked');
+    await queue(to);
+    const sentAt = t.clock.now();
+    away = true;
+    expect(await worker.runOnce()).toBeGreaterThanOrEqual(1);
+    await smtp.waitFor(to);
+    expect(await row(to)).toMatchObject({ sent_at: null });
+    // Back, after the claim ran out: the next round records it and sends nothing.
+    away = false;
+    t.clock.advance(6 * MINUTE);
+    await worker.runOnce();
+    expect(await row(to)).toMatchObject({ sent_at: sentAt, locked_until: null, sealed_content: null });
+    t.clock.advance(6 * MINUTE);
+    await worker.runOnce();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(smtp.messages.filter((message) => message.to.includes(to))).toHaveLength(1);
   });
 
   it('sends each row once when two workers (two instances) poll together', async () => {

@@ -85,7 +85,8 @@ async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boo
  * a batch of due rows in one statement, sends a few at a time, and marks each sent or schedules its
  * next attempt with exponential back-off. Everything it needs to resume is in the table, so a
  * restart, or another instance, picks up where it stopped. Delivery is at least once: a crash
- * between sending and marking sends again, with the same Message-ID.
+ * between sending and marking sends again, with the same Message-ID; a database that is away at
+ * the marking does not (`unmarked`).
  */
 export class MailWorker {
   private timer: NodeJS.Timeout | undefined;
@@ -97,6 +98,12 @@ export class MailWorker {
   private lastRoundAt = 0;
   /** Claimed rows not settled yet, with their claim: what a shutdown hands back. */
   private readonly claimed = new Map<string, number>();
+  /**
+   * Mail the SMTP server accepted whose row could not be marked sent (the database went away in
+   * between), with when it went out: marked before anything else is claimed, and never sent again
+   * by this process, however long the database stays away. At most a round's rows.
+   */
+  private readonly unmarked = new Map<string, number>();
   private readonly rounds = new Set<Promise<number>>();
   private readonly concurrency: number;
   private readonly stopDeadlineMs: number;
@@ -153,6 +160,12 @@ export class MailWorker {
     clearTimeout(this.timer);
     const settled = await settlesWithin(Promise.allSettled([this.running, ...this.rounds]), this.stopDeadlineMs);
     if (!settled) await this.handBack();
+    try {
+      await this.markUnmarked();
+    } catch (error) {
+      // Still no database: those rows go out again once their claims run out (at least once).
+      this.deps.log.error({ err: error, mails: this.unmarked.size }, 'delivered mail could not be recorded as sent at shutdown');
+    }
     await this.transport?.close({ force: !settled });
   }
 
@@ -173,6 +186,9 @@ export class MailWorker {
     const { db, clock } = this.deps;
     const now = clock.now();
     this.lastRoundAt = now;
+    // What went out but was not recorded first: until it is, nothing new is claimed (the round
+    // fails, and the next poll tries again).
+    await this.markUnmarked();
     const lease = now + LEASE_MS;
     const rows = await claimDue(db, { now, leaseUntil: lease, limit: BATCH_SIZE });
     for (const row of rows) this.claimed.set(row.id, lease);
@@ -255,8 +271,25 @@ export class MailWorker {
       await this.failed(row, lease, error);
       return;
     }
-    await markSent(db, row.id, clock.now());
+    const sentAt = clock.now();
+    try {
+      await markSent(db, row.id, sentAt);
+    } catch (error) {
+      // Delivered all the same: remembered, so that it is recorded rather than sent again once
+      // the claim runs out.
+      this.unmarked.set(row.id, sentAt);
+      log.warn({ err: error, mailId: row.id, kind: row.kind }, 'mail delivered but not yet recorded as sent; will record it');
+      return;
+    }
     log.info({ mailId: row.id, kind: row.kind, transport: transport.name }, 'mail delivered');
+  }
+
+  private async markUnmarked(): Promise<void> {
+    for (const [id, sentAt] of this.unmarked) {
+      await markSent(this.deps.db, id, sentAt);
+      this.unmarked.delete(id);
+      this.deps.log.info({ mailId: id }, 'mail delivered earlier now recorded as sent');
+    }
   }
 
   private async failed(row: OutboxRow, lease: number, error: unknown, level?: 'error'): Promise<void> {
