@@ -57,6 +57,25 @@ describe.skipIf(TEST_DB !== 'sqlite')('SQLite with a second writer', () => {
     expect(delay.max / 1e6).toBeLessThan(EVENT_LOOP_LIMIT_MS);
   });
 
+  it('answers every request queued behind the lock 503 by the deadline, not one deadline after another', async () => {
+    const { t, file } = await setUp({ DATABASE_TIMEOUT_MS: '800' });
+    writer = await SecondWriter.start(file, { holdMs: 3500, gapMs: 0, durationMs: 0 });
+    const started = Date.now();
+    const elapsed: number[] = [];
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, async () => {
+        const answer = await postSignUp(t, signUpBody());
+        elapsed.push(Date.now() - started);
+        return answer.statusCode;
+      }),
+    );
+    expect(answers).toEqual(Array.from({ length: 10 }, () => 503));
+    // Each waited about the deadline; before, the tenth waited for nine deadlines (or the lock).
+    expect(Math.max(...elapsed)).toBeLessThan(2500);
+    await writer.done();
+    expect((await postSignUp(t, signUpBody())).statusCode).toBe(200);
+  });
+
   it('answers 503 with Retry-After once the lock was held past the deadline, and never blocks meanwhile', async () => {
     const { t, file } = await setUp({ DATABASE_TIMEOUT_MS: '800' });
     writer = await SecondWriter.start(file, { holdMs: 3000, gapMs: 0, durationMs: 0 });

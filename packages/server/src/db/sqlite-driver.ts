@@ -53,6 +53,12 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * done), and COMMIT. Inside a transaction the error is passed on and Kysely rolls back.
  */
 class BusyRetryingConnection implements DatabaseConnection {
+  /**
+   * When the current holder began waiting for the connection, plus the deadline: waiting for the
+   * lock never takes a request past it, however long it queued behind others (set at acquire).
+   */
+  holderDeadlineAt = Number.POSITIVE_INFINITY;
+
   constructor(
     private readonly inner: DatabaseConnection,
     private readonly sqlite: SQLite.Database,
@@ -60,7 +66,7 @@ class BusyRetryingConnection implements DatabaseConnection {
   ) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
-    const giveUpAt = Date.now() + this.deadlineMs;
+    const giveUpAt = Math.min(Date.now() + this.deadlineMs, this.holderDeadlineAt);
     for (let delay = RETRY_FIRST_MS; ; delay = Math.min(delay * 2, RETRY_MAX_MS)) {
       try {
         return await this.inner.executeQuery<R>(query);
@@ -86,6 +92,8 @@ class BusyRetryingConnection implements DatabaseConnection {
  */
 class ImmediateSqliteDriver extends SqliteDriver {
   private connection: BusyRetryingConnection | undefined;
+  /** Callers holding or waiting for the connection. */
+  private holders = 0;
 
   constructor(
     config: SqliteDialectConfig,
@@ -95,10 +103,44 @@ class ImmediateSqliteDriver extends SqliteDriver {
     super(config);
   }
 
+  /**
+   * Kysely hands its one SQLite connection to one caller at a time; while another process holds
+   * the write lock, the callers queue behind the one retrying. Their wait counts towards the same
+   * deadline (decision 0011): one still queued when it passes gets 503 at once, and the
+   * connection it would have had goes straight back.
+   */
   override async acquireConnection(): Promise<DatabaseConnection> {
-    const inner = await super.acquireConnection();
+    const waitingSince = Date.now();
+    const contended = this.holders > 0;
+    this.holders++;
+    let inner: DatabaseConnection | undefined;
+    try {
+      // The common case, no one ahead: no timer.
+      inner = contended ? await this.withinDeadline(super.acquireConnection()) : await super.acquireConnection();
+    } finally {
+      if (inner === undefined) this.holders--;
+    }
     this.connection ??= new BusyRetryingConnection(inner, this.sqlite, this.deadlineMs);
+    this.connection.holderDeadlineAt = waitingSince + this.deadlineMs;
     return this.connection;
+  }
+
+  override async releaseConnection(): Promise<void> {
+    this.holders--;
+    await super.releaseConnection();
+  }
+
+  private async withinDeadline(acquiring: Promise<DatabaseConnection>): Promise<DatabaseConnection> {
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => resolve(undefined), this.deadlineMs);
+    });
+    const inner = await Promise.race([acquiring, timedOut]);
+    clearTimeout(timer);
+    if (inner !== undefined) return inner;
+    // Still queued: the connection this caller would have had goes straight back when it comes.
+    void acquiring.then(() => super.releaseConnection());
+    throw new DatabaseUnavailableError(`the SQLite connection stayed busy for ${this.deadlineMs} ms`);
   }
 
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
