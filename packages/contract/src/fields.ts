@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { EMAIL_PATTERN, HASH_PASSWORD_PATTERN, MAX_EMAIL_LENGTH, NO_CONTROL_CHARACTERS, RANDOM_ID_PATTERN } from './validation.js';
+import { EMAIL_PATTERN, HASH_PASSWORD_PATTERN, MAX_EMAIL_LENGTH, MAX_PERSON_NAME_LENGTH, NO_CONTROL_CHARACTERS, RANDOM_ID_PATTERN } from './validation.js';
 
 /**
  * Every string a request carries is built from this, so no text field can let a control
@@ -19,7 +19,7 @@ export const Email = text().check(z.trim(), z.maxLength(MAX_EMAIL_LENGTH), z.reg
 export const SignInEmail = text().check(z.trim(), z.minLength(1), z.maxLength(MAX_EMAIL_LENGTH));
 export const HashPassword = text().check(z.regex(HASH_PASSWORD_PATTERN));
 export const DeviceId = text().check(z.regex(RANDOM_ID_PATTERN));
-export const PersonName = text().check(z.trim(), z.minLength(1), z.maxLength(100));
+export const PersonName = text().check(z.trim(), z.minLength(1), z.maxLength(MAX_PERSON_NAME_LENGTH));
 export const PhoneNumber = text().check(z.trim(), z.maxLength(40));
 /** Opaque tokens from emailed links: base64url, 128 bits or more. */
 export const Token = text().check(z.minLength(16), z.maxLength(200), z.regex(/^[A-Za-z0-9_-]+$/));

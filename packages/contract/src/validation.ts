@@ -37,6 +37,15 @@ export function nameOk(value: string): boolean {
   return value.trim().length > 0;
 }
 
+/** The longest first or last name any call accepts (fields.ts `PersonName`). */
+export const MAX_PERSON_NAME_LENGTH = 100;
+
+/** A first or last name as every call takes it: not blank, at most 100 characters once trimmed, no control character. */
+export function personNameOk(value: string): boolean {
+  const trimmed = value.trim();
+  return trimmed.length > 0 && trimmed.length <= MAX_PERSON_NAME_LENGTH && NO_CONTROL_CHARACTERS.test(trimmed);
+}
+
 /** Spec §5: sign-in needs both trimmed fields. */
 export function signInReady(email: string, password: string): boolean {
   return email.trim().length > 0 && password.trim().length > 0;

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createTestUser, dbUnavailable, getSession, postSignIn, signIn, uniqueEmail, useTestApp } from '../../test/helpers.js';
 import { listAuditEvents } from '../features/audit/audit.repo.js';
 import { getFailureCount } from '../features/lockout/lockout.repo.js';
+import { findUserByEmailKey } from '../features/users/users.repo.js';
 import { EXIT, runAdmin } from './admin.js';
 
 describe.skipIf(dbUnavailable)('admin CLI', () => {
@@ -59,6 +60,10 @@ describe.skipIf(dbUnavailable)('admin CLI', () => {
       [['--email', uniqueEmail(), '--password', 'short', '--first-name', 'A', '--last-name', 'B'], /password must be 8/],
       [['--email', uniqueEmail(), '--password', 'long enough', '--first-name', '  ', '--last-name', 'B'], /first name/],
       [['--email', uniqueEmail(), '--password', 'long enough', '--first-name', 'A', '--last-name', ''], /last name/],
+      // The rules of every call's PersonName: at most 100 characters, no control character.
+      [['--email', uniqueEmail(), '--password', 'long enough', '--first-name', 'x'.repeat(101), '--last-name', 'B'], /first name/],
+      [['--email', uniqueEmail(), '--password', 'long enough', '--first-name', 'A', '--last-name', 'x\ny'], /last name/],
+      [['--email', uniqueEmail(), '--password', 'long enough', '--first-name', 'A\u0000', '--last-name', 'B'], /first name/],
       [['--email', taken.toUpperCase(), '--password', 'long enough', '--first-name', 'A', '--last-name', 'B'], /already exists/],
     ];
     for (const [args, message] of cases) {
@@ -84,6 +89,15 @@ describe.skipIf(dbUnavailable)('admin CLI', () => {
     expect(unknownCommand.stderr).toContain('unknown command "user delete"');
 
     expect((await run()).code).toBe(EXIT.usage);
+
+    // Help where an option's value belongs is a wrong command line, not help that did nothing.
+    const email = uniqueEmail();
+    for (const help of ['-h', '--help']) {
+      const asValue = await run('user', 'create', '--email', email, '--password', 'long enough', '--first-name', help, '--last-name', 'Lee');
+      expect(asValue.code, help).toBe(EXIT.usage);
+      expect(asValue.stderr, help).toContain('Usage:');
+    }
+    expect(await findUserByEmailKey(t.db, normalizeEmail(email))).toBeUndefined();
   });
 
   it('prints help to stdout with exit 0', async () => {
@@ -91,6 +105,7 @@ describe.skipIf(dbUnavailable)('admin CLI', () => {
     expect(help.code).toBe(EXIT.ok);
     expect(help.stdout).toContain('user create');
     expect((await run('user', 'create', '--help')).code).toBe(EXIT.ok);
+    expect((await run('user', 'create', '--email', 'a@example.com', '--help')).code).toBe(EXIT.ok);
   });
 
   it('deactivates an account and ends its sessions', async () => {

@@ -39,8 +39,8 @@ export { EXIT, type AdminIo } from './args.js';
 
 const CREATE_PROBLEMS: Record<CreateUserProblem, string> = {
   invalidEmail: 'the email address is not valid',
-  blankFirstName: 'the first name must not be blank',
-  blankLastName: 'the last name must not be blank',
+  invalidFirstName: 'the first name must not be blank, longer than 100 characters or hold a control character',
+  invalidLastName: 'the last name must not be blank, longer than 100 characters or hold a control character',
   emailTaken: 'an account with this email already exists',
 };
 
@@ -124,7 +124,10 @@ export async function runAdmin(argv: readonly string[], io: AdminIo): Promise<nu
     return EXIT.usage;
   }
   const args = argv.slice(words);
-  if (args.includes('--help') || args.includes('-h')) {
+  // Help, unless it stands where an option's value belongs (`--first-name -h` is a wrong command
+  // line, exit 2, not a request for help that exits 0 having done nothing).
+  const asksHelp = args.some((arg, i) => (arg === '--help' || arg === '-h') && (i === 0 || !args[i - 1]!.startsWith('-') || args[i - 1]!.includes('=')));
+  if (asksHelp) {
     io.stdout(USAGE);
     return EXIT.ok;
   }

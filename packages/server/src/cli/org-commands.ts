@@ -17,7 +17,7 @@ export const ORG_USAGE = `  org create --name N [--domain D] [--sso-required]
 `;
 
 const PROBLEMS: Record<OrganizationProblem, string> = {
-  invalidName: 'the organisation name must not be blank (at most 200 characters)',
+  invalidName: 'the organisation name must not be blank, longer than 200 characters or hold a control character',
   nameTaken: 'an organisation with this name already exists',
   invalidDomain: 'the domain is not a valid domain name',
   domainTaken: 'another organisation has already claimed this domain',

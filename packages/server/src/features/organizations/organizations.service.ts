@@ -1,3 +1,4 @@
+import { NO_CONTROL_CHARACTERS } from '@foyer/contract';
 import { isUniqueViolation } from '../../db/errors.js';
 import { inTransaction } from '../../lib/unit-of-work.js';
 import type { Deps } from '../../deps.js';
@@ -68,7 +69,7 @@ export async function createOrganization(
   meta: RequestMeta,
 ): Promise<OrganizationRow> {
   const name = input.name.trim();
-  if (name === '' || name.length > MAX_NAME_LENGTH) throw new OrganizationError('invalidName');
+  if (name === '' || name.length > MAX_NAME_LENGTH || !NO_CONTROL_CHARACTERS.test(name)) throw new OrganizationError('invalidName');
   const domain = input.domain === undefined ? undefined : normalizeDomain(input.domain);
   if (input.domain !== undefined && domain === undefined) throw new OrganizationError('invalidDomain');
   const now = deps.clock.now();

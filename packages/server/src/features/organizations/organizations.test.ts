@@ -71,6 +71,8 @@ describe.skipIf(dbUnavailable)('organisations and invitations (admin CLI)', () =
     const failed: string[][] = [
       ['org', 'create', '--name', org.name.toLowerCase()],
       ['org', 'create', '--name', '   '],
+      // A control character would reach invitation mails as it is.
+      ['org', 'create', '--name', `Ev\nil ${unique('Z')}`],
       ['org', 'create', '--name', unique('X'), '--domain', 'not a domain'],
       ['org', 'claim-domain', '--org', 'no such org', '--domain', 'x.example'],
       ['invite', '--org', 'no such org', '--email', uniqueEmail()],

@@ -1,4 +1,4 @@
-import { isValidEmail, nameOk, normalizeEmail } from '@foyer/contract';
+import { isValidEmail, personNameOk, normalizeEmail } from '@foyer/contract';
 import { isUniqueViolation } from '../../db/errors.js';
 import { inTransaction } from '../../lib/unit-of-work.js';
 import type { Deps } from '../../deps.js';
@@ -6,7 +6,7 @@ import { recordAudit, type RequestMeta } from '../audit/audit.service.js';
 import { deleteSessionsOfUser } from '../sessions/sessions.repo.js';
 import { findUserByEmailKey, insertUser, newUserRow, setUserDeactivated, type UserRow } from './users.repo.js';
 
-export type CreateUserProblem = 'invalidEmail' | 'blankFirstName' | 'blankLastName' | 'emailTaken';
+export type CreateUserProblem = 'invalidEmail' | 'invalidFirstName' | 'invalidLastName' | 'emailTaken';
 
 export class CreateUserError extends Error {
   override name = 'CreateUserError';
@@ -27,8 +27,9 @@ export interface CreateUserInput {
 export async function createUser(deps: Deps, input: CreateUserInput, meta: RequestMeta): Promise<UserRow> {
   const email = input.email.trim();
   if (!isValidEmail(email)) throw new CreateUserError('invalidEmail');
-  if (!nameOk(input.firstName)) throw new CreateUserError('blankFirstName');
-  if (!nameOk(input.lastName)) throw new CreateUserError('blankLastName');
+  // The rules every call applies to a name (contract PersonName), for the CLI's too.
+  if (!personNameOk(input.firstName)) throw new CreateUserError('invalidFirstName');
+  if (!personNameOk(input.lastName)) throw new CreateUserError('invalidLastName');
   const emailKey = normalizeEmail(email);
   if ((await findUserByEmailKey(deps.db, emailKey)) !== undefined) throw new CreateUserError('emailTaken');
 
