@@ -41,7 +41,7 @@ describe('the OTLP export retry policy (spec §9, decision 0026)', () => {
   });
 
   /** An exporter whose waits are recorded and skipped: the policy without the wall-clock time. */
-  function recordingExporter(extra: { onDropped?: (reason: string, spans: number) => void } = {}) {
+  function recordingExporter(extra: { onDropped?: (reason: string, spans: number) => void; random?: () => number } = {}) {
     const waits: number[] = [];
     const exporter = new OtlpHttpTraceExporter({
       url: `${collector.endpoint}/v1/traces`,
@@ -123,6 +123,13 @@ describe('the OTLP export retry policy (spec §9, decision 0026)', () => {
     expect(waits).toEqual([2000, 5000]);
     expect(retryAfterMs('Wed, 21 Oct 2015 07:28:03 GMT', Date.parse('Wed, 21 Oct 2015 07:28:00 GMT'))).toBe(3000);
     expect(retryAfterMs('soon')).toBeUndefined();
+  });
+
+  it('a Retry-After of 0 or a date gone by never shortens the schedule (1 s, then 1.5 s)', async () => {
+    collector.refusals.push({ status: 429, retryAfter: '0' }, { status: 503, retryAfter: 'Wed, 21 Oct 2015 07:28:00 GMT' });
+    const { exporter, waits } = recordingExporter({ random: () => 0.5 });
+    expect((await exportOnce(exporter, makeSpans(['eager']))).code).toBe(ExportResultCode.SUCCESS);
+    expect(waits).toEqual([1000, 1500]);
   });
 
   it('with the real clock: the retry after a 503 comes 0.8 to 1.2 s after the first attempt', async () => {

@@ -32,7 +32,8 @@ export function exportRetryDelayMs(retry: number, random: () => number = Math.ra
 
 /**
  * A collector's `Retry-After` (seconds or an HTTP date) in milliseconds, at most the cap: the
- * collector knows when it will take data again, but no wait may exceed the spec's 5 s.
+ * collector knows when it will take data again, but no wait may exceed the spec's 5 s, nor fall
+ * below the schedule's (the exporter takes the longer of the two).
  */
 export function retryAfterMs(header: string | undefined, now: number = Date.now()): number | undefined {
   if (header === undefined || header.trim() === '') return undefined;
@@ -103,7 +104,10 @@ export class OtlpHttpTraceExporter implements SpanExporter {
       if (answer.status >= 200 && answer.status < 300) return 'sent';
       const retryable = (EXPORT_RETRY.statuses as readonly number[]).includes(answer.status);
       if (!retryable || retry >= EXPORT_RETRY.retries) return `collector answered ${answer.status}`;
-      await sleep(retryAfterMs(answer.retryAfter) ?? exportRetryDelayMs(retry + 1, this.options.random));
+      // A Retry-After may lengthen the wait, never shorten it: `0` or a date gone by would
+      // otherwise spend every retry at once.
+      const scheduled = exportRetryDelayMs(retry + 1, this.options.random);
+      await sleep(Math.max(retryAfterMs(answer.retryAfter) ?? 0, scheduled));
     }
   }
 
