@@ -1,4 +1,4 @@
-import { normalizeEmail } from '@foyer/contract';
+import { normalizeEmail, type Locale } from '@foyer/contract';
 import type { Deps } from '../../deps.js';
 import { inTransaction, unitOfWork } from '../../lib/unit-of-work.js';
 import { recordAudit, type RequestMeta } from '../audit/audit.service.js';
@@ -17,7 +17,8 @@ import { mailExistingOwner, queueVerification, type Mailed } from './signup.serv
  * goes nowhere else, so the holder learns nothing and can reach no other inbox. Answers the same
  * whatever happened (the route answers `{}`).
  */
-export async function resendByLink(deps: Deps, token: string, meta: RequestMeta): Promise<void> {
+export async function resendByLink(deps: Deps, token: string, context: { meta: RequestMeta; locale: Locale }): Promise<void> {
+  const { meta } = context;
   const row = await findToken(deps.db, token);
   // Invitations are re-sent by an administrator (spec §8's text says so); reset links by forgot password.
   if (row?.purpose !== 'verifyEmail') return;
@@ -31,7 +32,7 @@ export async function resendByLink(deps: Deps, token: string, meta: RequestMeta)
       if (attempt === undefined || attempt.password_hash === null) return;
       signupId = attempt.id;
     }
-    await queueVerification(uow, deps, user, signupId);
+    await queueVerification(uow, deps, user, signupId, context.locale);
     await recordAudit(uow, {
       type: 'verification.resent',
       meta,
@@ -52,7 +53,12 @@ export async function resendByLink(deps: Deps, token: string, meta: RequestMeta)
  * the route answers `{}`: the person already learnt from sign-in that the email is unverified,
  * and learns nothing more here.
  */
-export async function resendBySignIn(deps: Deps, input: { email: string; hashPassword: string }, meta: RequestMeta): Promise<void> {
+export async function resendBySignIn(
+  deps: Deps,
+  input: { email: string; hashPassword: string },
+  context: { meta: RequestMeta; locale: Locale },
+): Promise<void> {
+  const { meta } = context;
   const emailKey = normalizeEmail(input.email);
   const { passwords } = deps;
   const threshold = deps.config.lockoutThreshold;
@@ -87,12 +93,12 @@ export async function resendBySignIn(deps: Deps, input: { email: string; hashPas
     if (signupId === undefined) {
       // The account's own password: only an account from before decision 0014 holds one unverified.
       if (account.email_verified_at !== null) return;
-      await queueVerification(trx, deps, account, undefined);
+      await queueVerification(trx, deps, account, undefined, context.locale);
       sent = 'verification';
     } else {
       const signup = await findSignupAttempt(trx.db, signupId);
       if (signup === undefined) return;
-      sent = await mailExistingOwner(trx, deps, account, signup);
+      sent = await mailExistingOwner(trx, deps, account, signup, context.locale);
     }
     await recordAudit(trx, { type: 'verification.resent', meta, userId: account.id, emailKey, detail: { sent, via: 'signIn' } });
   });

@@ -36,7 +36,7 @@ export const signupRoutes: FastifyPluginAsyncZod = async (app) => {
       { rule: RESEND_PER_EMAIL, key: (request) => normalizeEmail(request.body.email) },
     ],
     handler: async (request) => {
-      await resendVerification(app, request.body, requestMeta(request));
+      await resendVerification(app, request.body, { meta: requestMeta(request), locale: localeFromAcceptLanguage(request.headers['accept-language']) });
       app.mail.nudge();
       return {};
     },
@@ -49,7 +49,7 @@ export const signupRoutes: FastifyPluginAsyncZod = async (app) => {
       { rule: RESEND_PER_LINK, key: (request) => request.body.token },
     ],
     handler: async (request) => {
-      await resendByLink(app, request.body.token, requestMeta(request));
+      await resendByLink(app, request.body.token, { meta: requestMeta(request), locale: localeFromAcceptLanguage(request.headers['accept-language']) });
       app.mail.nudge();
       return {};
     },
@@ -63,7 +63,7 @@ export const signupRoutes: FastifyPluginAsyncZod = async (app) => {
       { rule: RESEND_PER_EMAIL, key: (request) => normalizeEmail(request.body.email) },
     ],
     handler: async (request) => {
-      await resendBySignIn(app, request.body, requestMeta(request));
+      await resendBySignIn(app, request.body, { meta: requestMeta(request), locale: localeFromAcceptLanguage(request.headers['accept-language']) });
       app.mail.nudge();
       return {};
     },

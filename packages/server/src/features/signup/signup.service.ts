@@ -5,7 +5,7 @@ import { randomId } from '../../lib/crypto.js';
 import { AppError } from '../../lib/errors.js';
 import { recordAudit, type RequestMeta } from '../audit/audit.service.js';
 import { absoluteLink, queueMail } from '../mail/mail.service.js';
-import { mailLocale } from '../mail/mail.template.js';
+import { recipientLocale } from '../password/forgot.service.js';
 import { ssoRequiredFor } from '../organizations/organizations.service.js';
 import { lifetimeOf } from '../tokens/purposes.js';
 import { issueToken } from '../tokens/tokens.js';
@@ -41,11 +41,18 @@ export interface SignUpContext {
  * Queues a fresh /verify-email/:token link for an unverified account. With a sign-up (decision
  * 0014) the link activates that sign-up's credential and ends only that sign-up's earlier link.
  */
-export async function queueVerification(uow: UnitOfWork, deps: Deps, user: UserRow, signupId: string | undefined): Promise<void> {
+export async function queueVerification(
+  uow: UnitOfWork,
+  deps: Deps,
+  user: UserRow,
+  signupId: string | undefined,
+  /** The request's language: the mail's when the account has none of its own. */
+  requestLocale: Locale,
+): Promise<void> {
   const token = await issueToken(uow, { userId: user.id, purpose: 'verifyEmail', ...(signupId === undefined ? {} : { signupId }) });
   await queueMail(uow, deps.config, {
     to: user.email,
-    locale: mailLocale(user.locale),
+    locale: recipientLocale(user, requestLocale),
     template: verifyEmailMail,
     data: {
       firstName: user.first_name,
@@ -60,11 +67,11 @@ export async function queueVerification(uow: UnitOfWork, deps: Deps, user: UserR
  * NOTICES_PER_DAY times a day: many sign-ups of one email from many addresses must not turn the
  * notice into a mail bomb. Past the cap the sign-up answers the same and mails nothing.
  */
-async function queueSignupNotice(uow: UnitOfWork, deps: Deps, user: UserRow): Promise<boolean> {
+async function queueSignupNotice(uow: UnitOfWork, deps: Deps, user: UserRow, requestLocale: Locale): Promise<boolean> {
   if ((await countNotices(uow.db, user.email_key, uow.now - DAY_MS)) >= NOTICES_PER_DAY) return false;
   await queueMail(uow, deps.config, {
     to: user.email,
-    locale: mailLocale(user.locale),
+    locale: recipientLocale(user, requestLocale),
     template: signupAttemptMail,
     data: {
       firstName: user.first_name,
@@ -82,14 +89,14 @@ export type Mailed = 'verification' | 'notice' | 'none';
  * link for this sign-up's own credential (decision 0014); anyone else a notice with sign-in and
  * reset links (capped per day).
  */
-export async function mailExistingOwner(uow: UnitOfWork, deps: Deps, user: UserRow, attempt: SignupAttemptRow): Promise<Mailed> {
+export async function mailExistingOwner(uow: UnitOfWork, deps: Deps, user: UserRow, attempt: SignupAttemptRow, requestLocale: Locale): Promise<Mailed> {
   let mailed: Mailed;
   if (user.email_verified_at === null && user.deactivated_at === null) {
     // An attempt from before decision 0014 holds no credential: its link verifies the account's own.
-    await queueVerification(uow, deps, user, attempt.password_hash === null ? undefined : attempt.id);
+    await queueVerification(uow, deps, user, attempt.password_hash === null ? undefined : attempt.id, requestLocale);
     mailed = 'verification';
   } else {
-    mailed = (await queueSignupNotice(uow, deps, user)) ? 'notice' : 'none';
+    mailed = (await queueSignupNotice(uow, deps, user, requestLocale)) ? 'notice' : 'none';
   }
   if (mailed !== 'none') await setAttemptMailed(uow.db, attempt.id, mailed);
   return mailed;
@@ -137,7 +144,7 @@ export async function signUp(deps: Deps, input: SignUpInput, context: SignUpCont
       };
       if (existing !== undefined) {
         await insertSignupAttempt(trx, pending);
-        const sent = await mailExistingOwner(uow, deps, existing, pending);
+        const sent = await mailExistingOwner(uow, deps, existing, pending, context.locale);
         await recordAudit(uow, { type: 'signup.existing', meta, userId: existing.id, emailKey, detail: { sent } });
         return;
       }
@@ -149,7 +156,7 @@ export async function signUp(deps: Deps, input: SignUpInput, context: SignUpCont
       const redirectTo = deps.redirects.allowed(input.redirectTo);
       await mergeAttribution(trx, user.id, { ...input, signupSource: source, redirectTo }, now);
       await insertSignupAttempt(trx, { ...pending, user_id: user.id, mailed: 'verification' });
-      await queueVerification(uow, deps, user, signupId);
+      await queueVerification(uow, deps, user, signupId, context.locale);
       await recordAudit(uow, { type: 'signup', meta, userId: user.id, emailKey, detail: { source } });
     });
 
@@ -169,14 +176,19 @@ export async function signUp(deps: Deps, input: SignUpInput, context: SignUpCont
  * unverified account gets a fresh link (the old one stops working), any other account the
  * sign-up notice again, so both cases cost alike. An unknown id or another email sends nothing.
  */
-export async function resendVerification(deps: Deps, input: { email: string; userId: string }, meta: RequestMeta): Promise<void> {
+export async function resendVerification(
+  deps: Deps,
+  input: { email: string; userId: string },
+  context: { meta: RequestMeta; locale: Locale },
+): Promise<void> {
+  const { meta } = context;
   const emailKey = normalizeEmail(input.email);
   const attempt = await findSignupAttempt(deps.db, input.userId);
   if (attempt === undefined || attempt.email_key !== emailKey) return;
   await inTransaction(deps, async (uow) => {
     const user = await findUserByEmailKey(uow.db, emailKey);
     if (user === undefined) return;
-    const sent = await mailExistingOwner(uow, deps, user, attempt);
+    const sent = await mailExistingOwner(uow, deps, user, attempt, context.locale);
     await recordAudit(uow, { type: 'verification.resent', meta, userId: user.id, emailKey, detail: { sent } });
   });
 }

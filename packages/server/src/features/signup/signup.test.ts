@@ -101,6 +101,15 @@ describe.skipIf(dbUnavailable)('POST /api/account/signup', () => {
     const other = signUpBody();
     await postSignUp(t, other, { headers: { 'accept-language': 'ja-JP,ja' } });
     expect((await mailsTo(t, other.email))[0]?.locale).toBe('en');
+
+    // A known account with no language of its own (made by the CLI) hears in the visitor's, as
+    // forgot-password's mail does; one with its own language keeps it.
+    const unset = await createTestUser(t);
+    expect(unset.user.locale).toBeNull();
+    await postSignUp(t, signUpBody({ email: unset.email }), { headers: { 'accept-language': 'fr-FR,fr' } });
+    expect((await mailsTo(t, unset.email, 'signupAttempt'))[0]?.locale).toBe('fr');
+    await postSignUp(t, signUpBody({ email: german.email }), { headers: { 'accept-language': 'es' } });
+    expect((await mailsTo(t, german.email)).map((mail) => mail.locale)).toEqual(['de', 'de']);
   });
 
   it('answers a known email exactly like a new one, creates nothing, and mails the owner instead', async () => {
