@@ -120,8 +120,16 @@ class ImmediateSqliteDriver extends SqliteDriver {
     } finally {
       if (inner === undefined) this.holders--;
     }
+    const deadlineAt = waitingSince + this.deadlineMs;
+    if (contended && Date.now() >= deadlineAt) {
+      // The connection came after this caller's deadline (handed from one waiter to the next
+      // within the same turn, before any timer could fire): straight back, and 503, without a
+      // statement that would block on SQLite's busy wait.
+      await this.releaseConnection();
+      throw new DatabaseUnavailableError(`the SQLite connection stayed busy for ${this.deadlineMs} ms`);
+    }
     this.connection ??= new BusyRetryingConnection(inner, this.sqlite, this.deadlineMs);
-    this.connection.holderDeadlineAt = waitingSince + this.deadlineMs;
+    this.connection.holderDeadlineAt = deadlineAt;
     return this.connection;
   }
 
