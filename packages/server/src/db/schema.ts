@@ -123,7 +123,7 @@ export interface EmailTokensTable {
   ended_reason: string | null;
   /** Migration 011: the address an `emailChange` token moves its account to (decision 0023). */
   new_email: string | null;
-  /** Migration 013: a transfer token of a company sign-in, the SHA-256 of its browser's binding cookie; else null. */
+  /** Migration 013: a company sign-in's transfer token, its request's binding (sso.binding.ts); else null. */
   binding_hash: string | null;
 }
 
@@ -244,7 +244,7 @@ export interface SsoRequestsTable {
   return_url: string | null;
   nonce: string | null;
   code_verifier: string | null;
-  /** Migration 013: the SHA-256 of the starting browser's binding cookie; null for a desktop client. */
+  /** Migration 013: the SHA-256 of the starting browser's binding cookie, or `desktop` for a desktop client's hand-off. */
   binding_hash: string | null;
   created_at: number;
   expires_at: number;

@@ -3,7 +3,7 @@ import { sha256Hex } from '../../lib/crypto.js';
 import { AppError } from '../../lib/errors.js';
 import { inTransaction } from '../../lib/unit-of-work.js';
 import { recordAudit, withClientPeriod, type RequestMeta } from '../audit/audit.service.js';
-import { bindingHolds } from '../sso/sso.binding.js';
+import { bindingHolds, type PresentedBinding } from '../sso/sso.binding.js';
 import { deleteSession, findSessionWithUser } from '../sessions/sessions.repo.js';
 import { createSession } from '../sessions/sessions.service.js';
 import { TRANSFER_PURPOSES } from '../tokens/purposes.js';
@@ -25,8 +25,8 @@ export async function exchangeOtterToken(
   deps: Deps,
   input: { otterToken: string; deviceId: string; clientAuthenticationPeriodId?: string | undefined },
   meta: RequestMeta,
-  /** The SHA-256 of the binding cookie the request carries (sso.binding.ts). */
-  presentedBinding?: string,
+  /** The SSO binding the request presents (sso.binding.ts). */
+  presentedBinding: PresentedBinding = { hash: undefined, fromOwnPage: false },
 ): Promise<string> {
   const { otterToken, deviceId } = input;
   if (!TOKEN_PATTERN.test(otterToken)) throw new AppError('invalidToken');

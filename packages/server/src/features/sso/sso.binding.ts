@@ -23,10 +23,28 @@ export function bindingCookieName(config: Pick<Config, 'env'>): string {
   return cookieName(BINDING_COOKIE, config.env);
 }
 
-/** The SHA-256 of the binding this browser presents, if any. */
-export function presentedBinding(request: FastifyRequest, config: Config): string | undefined {
+/**
+ * What a desktop client's sign-in keeps instead of a browser's binding: its token is handed to the
+ * app (`foyer://`), which exchanges it without this browser's cookies, and never by this site's
+ * own pages. Not a SHA-256, so no cookie can match it.
+ */
+export const DESKTOP_HANDOFF = 'desktop';
+
+/** What an exchange presents: the SHA-256 of its binding cookie, and whether this site's own page sent it. */
+export interface PresentedBinding {
+  hash: string | undefined;
+  fromOwnPage: boolean;
+}
+
+export function presentedBinding(request: FastifyRequest, config: Config): PresentedBinding {
   const value = request.cookies[bindingCookieName(config)];
-  return value !== undefined && VALUE_PATTERN.test(value) ? sha256Hex(value) : undefined;
+  // A browser says where a call comes from (Sec-Fetch-Site, Origin); an app's HTTP client does not.
+  const site = request.headers['sec-fetch-site'];
+  const origin = request.headers.origin;
+  return {
+    hash: value !== undefined && VALUE_PATTERN.test(value) ? sha256Hex(value) : undefined,
+    fromOwnPage: site === 'same-origin' || site === 'same-site' || (origin !== undefined && origin === new URL(config.publicUrl).origin),
+  };
 }
 
 /**
@@ -44,7 +62,14 @@ export function bindBrowser(request: FastifyRequest, reply: FastifyReply, config
   return sha256Hex(value);
 }
 
-/** Whether a transfer token may be exchanged by this request: unbound, or bound to the browser presenting it. */
-export function bindingHolds(row: Pick<TokenRow, 'binding_hash'>, presented: string | undefined): boolean {
-  return row.binding_hash === null || row.binding_hash === presented;
+/**
+ * Whether a transfer token may be exchanged by this request: unbound (Google's, an IdP-initiated
+ * sign-in's), bound to the browser presenting it, or a desktop client's presented by anything but
+ * this site's own pages (the page never exchanges one, so a browser sent to `/ssol/<its token>`
+ * is someone else's).
+ */
+export function bindingHolds(row: Pick<TokenRow, 'binding_hash'>, presented: PresentedBinding): boolean {
+  if (row.binding_hash === null) return true;
+  if (row.binding_hash === DESKTOP_HANDOFF) return !presented.fromOwnPage;
+  return row.binding_hash === presented.hash;
 }

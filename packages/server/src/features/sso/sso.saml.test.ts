@@ -34,6 +34,7 @@ import {
 } from '../../../test/saml-idp.js';
 import {
   SSO_START_URL,
+  TRANSFER_URL,
   exchange,
   expectRefused,
   landing,
@@ -169,10 +170,23 @@ describe.skipIf(dbUnavailable)('company SSO over SAML: the assertion consumer (d
       expect((await listAuditEvents(t.db, { type: 'transfer.refused' })).length).toBeGreaterThanOrEqual(4);
     });
 
-    it("leaves a desktop client's token unbound: the app that exchanges it holds no cookie of the browser", async () => {
+    it("lets only the app exchange a desktop client's token, never this site's own page, and binds the extension's as the web's", async () => {
+      // The app holds no cookie of the browser, and its HTTP client says nothing of a page.
       const native = await startedAndKnown({ state: { clientKind: 'native' } });
       const token = landing(await postAcs(t, native.corp.urls.acs, signedResponse(native.base))).get('transferToken') ?? '';
+      // A browser sent to /ssol/<the desktop token>: its page's call is refused.
+      const pages: Array<Record<string, string>> = [{ 'sec-fetch-site': 'same-origin' }, { origin: new URL(t.config.publicUrl).origin }];
+      for (const headers of pages) {
+        const refused = await postJson(t, TRANSFER_URL, { token, deviceId: newDeviceId() }, { headers });
+        expect(refused.json()).toEqual({ errorMessage: 'ssoTransferFailed' });
+      }
       expect((await exchange(t, token, {})).statusCode).toBe(200);
+
+      // The browser extension's sign-in is bound like the web's: a starter cannot opt out.
+      const chrome = await startedAndKnown({ state: { clientKind: 'chrome' } });
+      const chromeToken = landing(await postAcs(t, chrome.corp.urls.acs, signedResponse(chrome.base))).get('transferToken') ?? '';
+      expect((await exchange(t, chromeToken, {})).json()).toEqual({ errorMessage: 'ssoTransferFailed' });
+      expect((await exchange(t, chromeToken)).statusCode).toBe(200);
     });
 
     it('keeps nothing of a sign-in whose transfer token cannot be written: no member, no identity, no audit of it', async () => {

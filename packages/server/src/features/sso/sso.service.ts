@@ -12,6 +12,7 @@ import { issueToken } from '../tokens/tokens.js';
 import type { SamlConnectionSettings } from './saml.response.js';
 import type { SamlThreads } from './saml.thread.js';
 import { resolveSsoAccount, signInReturningMember, transferIssued, type SsoIdentity } from './sso.accounts.js';
+import { DESKTOP_HANDOFF } from './sso.binding.js';
 import { SsoFailure } from './sso.failure.js';
 import type { SsoOidcClients } from './sso.oidc.js';
 import { deleteExpiredRequests, findConnectionById, findConnectionOfOrg, insertRequest, type SsoConnectionRow, type SsoRequestRow } from './sso.repo.js';
@@ -115,7 +116,7 @@ export async function startSso(
     nonce: null,
     code_verifier: null,
     // A desktop client's token is handed to the app, which holds no cookie of this browser.
-    binding_hash: clientKind === null ? bindingHash : null,
+    binding_hash: clientKind === 'native' ? DESKTOP_HANDOFF : bindingHash,
     created_at: now,
     expires_at: now + SSO_REQUEST_LIFETIME_MS,
     used_at: null,

@@ -3,7 +3,7 @@ import { AppError } from '../../lib/errors.js';
 import { inTransaction, unitOfWork } from '../../lib/unit-of-work.js';
 import { recordAudit, type RequestMeta } from '../audit/audit.service.js';
 import { createSession, type StartedSession } from '../sessions/sessions.service.js';
-import { bindingHolds } from '../sso/sso.binding.js';
+import { bindingHolds, type PresentedBinding } from '../sso/sso.binding.js';
 import { TRANSFER_PURPOSES } from '../tokens/purposes.js';
 import { findToken, spendToken } from '../tokens/tokens.js';
 import { findUserById } from '../users/users.repo.js';
@@ -20,8 +20,8 @@ export async function exchangeTransferToken(
   deps: Deps,
   input: { token: string; deviceId: string },
   meta: RequestMeta,
-  /** The SHA-256 of the binding cookie the request carries (sso.binding.ts). */
-  presentedBinding: string | undefined,
+  /** The SSO binding the request presents (sso.binding.ts). */
+  presentedBinding: PresentedBinding,
 ): Promise<StartedSession> {
   const row = await findToken(deps.db, input.token);
   if (row === undefined || !(TRANSFER_PURPOSES as readonly string[]).includes(row.purpose)) throw new AppError('ssoTransferFailed');
