@@ -126,7 +126,7 @@ class ImmediateSqliteDriver extends SqliteDriver {
       // within the same turn, before any timer could fire): straight back, and 503, without a
       // statement that would block on SQLite's busy wait.
       await this.releaseConnection();
-      throw new DatabaseUnavailableError(`the SQLite connection stayed busy for ${this.deadlineMs} ms`);
+      throw this.stayedBusy();
     }
     this.connection ??= new BusyRetryingConnection(inner, this.sqlite, this.deadlineMs);
     this.connection.holderDeadlineAt = deadlineAt;
@@ -148,7 +148,11 @@ class ImmediateSqliteDriver extends SqliteDriver {
     if (inner !== undefined) return inner;
     // Still queued: the connection this caller would have had goes straight back when it comes.
     void acquiring.then(() => super.releaseConnection());
-    throw new DatabaseUnavailableError(`the SQLite connection stayed busy for ${this.deadlineMs} ms`);
+    throw this.stayedBusy();
+  }
+
+  private stayedBusy(): DatabaseUnavailableError {
+    return new DatabaseUnavailableError(`the SQLite connection stayed busy for ${this.deadlineMs} ms`);
   }
 
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {

@@ -1,13 +1,13 @@
-import { normalizeEmail, type Locale } from '@foyer/contract';
+import { normalizeEmail } from '@foyer/contract';
 import type { Deps } from '../../deps.js';
 import { inTransaction, unitOfWork } from '../../lib/unit-of-work.js';
-import { recordAudit, type RequestMeta } from '../audit/audit.service.js';
+import { recordAudit } from '../audit/audit.service.js';
 import { giveBack, reserve, settleFailure } from '../lockout/lockout.service.js';
 import { matchingPendingSignup } from '../signin/signin.service.js';
 import { findToken } from '../tokens/tokens.js';
 import { findUserByEmailKey, findUserById } from '../users/users.repo.js';
 import { findSignupAttempt } from './signup.repo.js';
-import { mailExistingOwner, queueVerification, type Mailed } from './signup.service.js';
+import { mailExistingOwner, queueVerification, type Mailed, type SignUpContext } from './signup.service.js';
 
 /**
  * Decision 0020: `account/resendVerification/byLink { token }`, the 'Send Another Link' of a
@@ -17,7 +17,7 @@ import { mailExistingOwner, queueVerification, type Mailed } from './signup.serv
  * goes nowhere else, so the holder learns nothing and can reach no other inbox. Answers the same
  * whatever happened (the route answers `{}`).
  */
-export async function resendByLink(deps: Deps, token: string, context: { meta: RequestMeta; locale: Locale }): Promise<void> {
+export async function resendByLink(deps: Deps, token: string, context: SignUpContext): Promise<void> {
   const { meta } = context;
   const row = await findToken(deps.db, token);
   // Invitations are re-sent by an administrator (spec §8's text says so); reset links by forgot password.
@@ -53,11 +53,7 @@ export async function resendByLink(deps: Deps, token: string, context: { meta: R
  * the route answers `{}`: the person already learnt from sign-in that the email is unverified,
  * and learns nothing more here.
  */
-export async function resendBySignIn(
-  deps: Deps,
-  input: { email: string; hashPassword: string },
-  context: { meta: RequestMeta; locale: Locale },
-): Promise<void> {
+export async function resendBySignIn(deps: Deps, input: { email: string; hashPassword: string }, context: SignUpContext): Promise<void> {
   const { meta } = context;
   const emailKey = normalizeEmail(input.email);
   const { passwords } = deps;

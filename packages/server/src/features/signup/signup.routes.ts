@@ -1,4 +1,5 @@
 import { normalizeEmail } from '@foyer/contract';
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { callRoute } from '../../lib/call-route.js';
 import { requestMeta } from '../audit/audit.service.js';
@@ -6,7 +7,12 @@ import { localeFromAcceptLanguage } from '../mail/mail.template.js';
 import { requireReCaptcha } from '../recaptcha/recaptcha.service.js';
 import { resendByLink, resendBySignIn } from './resend.service.js';
 import { RESEND_PER_EMAIL, RESEND_PER_IP, RESEND_PER_LINK, SIGNUP_PER_EMAIL, SIGNUP_PER_IP } from './signup.limits.js';
-import { resendVerification, signUp } from './signup.service.js';
+import { resendVerification, signUp, type SignUpContext } from './signup.service.js';
+
+/** Who asks and in which language: the mail of every sign-up call is written in the visitor's. */
+function signUpContext(request: FastifyRequest): SignUpContext {
+  return { meta: requestMeta(request), locale: localeFromAcceptLanguage(request.headers['accept-language']) };
+}
 
 export const signupRoutes: FastifyPluginAsyncZod = async (app) => {
   callRoute(app, 'signup', {
@@ -18,10 +24,7 @@ export const signupRoutes: FastifyPluginAsyncZod = async (app) => {
     ],
     handler: async (request) => {
       await requireReCaptcha(app.config, { token: request.body.reCaptchaToken, remoteIp: request.ip }, request.log);
-      const { signupId } = await signUp(app, request.body, {
-        meta: requestMeta(request),
-        locale: localeFromAcceptLanguage(request.headers['accept-language']),
-      });
+      const { signupId } = await signUp(app, request.body, signUpContext(request));
       app.mail.nudge();
       // No redirectUrl: an account is of no use before its email is verified, so the browser
       // shows "Check your email"; redirectTo takes effect at setup (decision 0009).
@@ -36,7 +39,7 @@ export const signupRoutes: FastifyPluginAsyncZod = async (app) => {
       { rule: RESEND_PER_EMAIL, key: (request) => normalizeEmail(request.body.email) },
     ],
     handler: async (request) => {
-      await resendVerification(app, request.body, { meta: requestMeta(request), locale: localeFromAcceptLanguage(request.headers['accept-language']) });
+      await resendVerification(app, request.body, signUpContext(request));
       app.mail.nudge();
       return {};
     },
@@ -49,7 +52,7 @@ export const signupRoutes: FastifyPluginAsyncZod = async (app) => {
       { rule: RESEND_PER_LINK, key: (request) => request.body.token },
     ],
     handler: async (request) => {
-      await resendByLink(app, request.body.token, { meta: requestMeta(request), locale: localeFromAcceptLanguage(request.headers['accept-language']) });
+      await resendByLink(app, request.body.token, signUpContext(request));
       app.mail.nudge();
       return {};
     },
@@ -63,7 +66,7 @@ export const signupRoutes: FastifyPluginAsyncZod = async (app) => {
       { rule: RESEND_PER_EMAIL, key: (request) => normalizeEmail(request.body.email) },
     ],
     handler: async (request) => {
-      await resendBySignIn(app, request.body, { meta: requestMeta(request), locale: localeFromAcceptLanguage(request.headers['accept-language']) });
+      await resendBySignIn(app, request.body, signUpContext(request));
       app.mail.nudge();
       return {};
     },

@@ -176,11 +176,7 @@ export async function signUp(deps: Deps, input: SignUpInput, context: SignUpCont
  * unverified account gets a fresh link (the old one stops working), any other account the
  * sign-up notice again, so both cases cost alike. An unknown id or another email sends nothing.
  */
-export async function resendVerification(
-  deps: Deps,
-  input: { email: string; userId: string },
-  context: { meta: RequestMeta; locale: Locale },
-): Promise<void> {
+export async function resendVerification(deps: Deps, input: { email: string; userId: string }, context: SignUpContext): Promise<void> {
   const { meta } = context;
   const emailKey = normalizeEmail(input.email);
   const attempt = await findSignupAttempt(deps.db, input.userId);
