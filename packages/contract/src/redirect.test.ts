@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isAllowedRedirect, safeRedirect } from './redirect.js';
 
-const policy = { ownHosts: ['app.foyer.example', 'community.foyer.example', 'localhost:8080'] };
+const policy = { ownHosts: ['app.foyer.example', 'community.foyer.example', 'localhost:8080', 'forum.localhost:4200', '127.0.0.1:4200', '[::1]:4200'] };
 
 describe('redirect allow-list (spec §5)', () => {
   it.each([
@@ -16,6 +16,10 @@ describe('redirect allow-list (spec §5)', () => {
     'https://app.foyer.example/groups',
     'https://APP.foyer.example/groups',
     'http://localhost:8080/home',
+    // Plain http on this machine: localhost's own subdomains (RFC 6761), 127.0.0.1 and [::1].
+    'http://forum.localhost:4200/session/sso_login',
+    'http://127.0.0.1:4200/x',
+    'http://[::1]:4200/x',
   ])('accepts %s', (target) => {
     expect(isAllowedRedirect(target, policy)).toBe(true);
   });
@@ -43,6 +47,7 @@ describe('redirect allow-list (spec §5)', () => {
     ['prefix host', 'https://evilapp.foyer.example/'],
     ['other host', 'https://evil.example/'],
     ['plain http to own site', 'http://app.foyer.example/'],
+    ['plain http to a host that only ends in localhost', 'http://evil-localhost:4200/'],
     ['own host, other port', 'https://app.foyer.example:8443/'],
     ['schemeless host', 'evil.example/home'],
     ['empty', ''],

@@ -21,6 +21,16 @@ export interface RedirectPolicy {
 
 const BASE = 'https://foyer-relative.invalid';
 
+/**
+ * A host name that names this machine: `localhost` and its subdomains (RFC 6761: browsers resolve
+ * `forum.localhost` to the loopback address themselves), 127.0.0.0/8 and `[::1]`. The only hosts
+ * a plain-http address may have: a developer's machine, a test run.
+ */
+export function isLoopbackHostname(hostname: string): boolean {
+  const host = hostname.toLowerCase().replace(/\.$/, '');
+  return host === 'localhost' || host.endsWith('.localhost') || /^127\.\d+\.\d+\.\d+$/.test(host) || host === '[::1]';
+}
+
 // Any control character or whitespace: browsers strip some of them from URLs, which is how
 // `/\t/evil.example` turns into `//evil.example`.
 // eslint-disable-next-line no-control-regex -- the control range is the point of this pattern
@@ -70,8 +80,7 @@ function isOwnSiteUrl(value: string, policy: RedirectPolicy): boolean {
     return false;
   }
   if (parsed.username !== '' || parsed.password !== '') return false;
-  const local = parsed.hostname === 'localhost' || parsed.hostname === '127.0.0.1';
-  if (parsed.protocol !== 'https:' && !(parsed.protocol === 'http:' && local)) return false;
+  if (parsed.protocol !== 'https:' && !(parsed.protocol === 'http:' && isLoopbackHostname(parsed.hostname))) return false;
   const host = parsed.host.toLowerCase();
   return policy.ownHosts.some((own) => own.toLowerCase() === host);
 }

@@ -1,4 +1,5 @@
 import type { Environment } from './environments.js';
+import { isLoopbackHostname } from './redirect.js';
 
 /** Spec §3: browser storage keys, one name each. */
 export const STORAGE_KEYS = {
@@ -47,11 +48,6 @@ export function cookieName(base: string, env: Environment): string {
   return env === 'prod' ? base : `${base}_${env}`;
 }
 
-/** A developer's own machine: the only place a session cookie may travel over plain http. */
-function isLoopbackHost(hostname: string): boolean {
-  return hostname === 'localhost' || /^127\.\d+\.\d+\.\d+$/.test(hostname) || hostname === '[::1]';
-}
-
 /** Where plain-http loopback is normal (a developer's machine, CI); never a deployment. */
 const LOOPBACK_HTTP_ENVIRONMENTS: readonly Environment[] = ['local', 'test'];
 
@@ -91,7 +87,7 @@ export function cookieRules(hostname: string, env: Environment, scriptReadable: 
     ...(domain === undefined ? {} : { domain }),
     path: '/',
     sameSite: 'strict',
-    secure: !(isLoopbackHost(host) && LOOPBACK_HTTP_ENVIRONMENTS.includes(env)),
+    secure: !(isLoopbackHostname(host) && LOOPBACK_HTTP_ENVIRONMENTS.includes(env)),
     httpOnly: !scriptReadable,
   };
 }

@@ -119,6 +119,26 @@ describe('server URLs per environment', () => {
     expect(config.serverUrls.app).toBe('http://localhost:8080');
   });
 
+  it('refuses at boot a forum address its sign-ins could never answer to: plain http off this machine (decision 0021)', () => {
+    const forum =
+      (community: string, env: Record<string, string> = {}) =>
+      () =>
+        load({ DISCOURSE_CONNECT_SECRET: 'a-forum-secret', SERVER_URLS: JSON.stringify({ community }), ...env });
+    expect(forum('http://community.example.com')).toThrow(/SERVER_URLS: community \(http:\/\/community\.example\.com\) must be https/);
+    expect(forum('http://forum.example.com', { FOYER_ENV: 'prod', PUBLIC_URL: 'https://auth.example.com' })).toThrow(ConfigError);
+    for (const community of [
+      'https://forum.example.com',
+      'http://localhost:4200',
+      'http://forum.localhost:4200',
+      'http://127.0.0.1:4200',
+      'http://[::1]:4200',
+    ]) {
+      expect(forum(community)().serverUrls.community).toBe(community);
+    }
+    // Without the forum the address is only a redirect target, and plain http there is only refused as one.
+    expect(load({ SERVER_URLS: '{"community":"http://community.example.com"}' }).serverUrls.community).toBe('http://community.example.com');
+  });
+
   it("logs the spec's line for a kind the environment lacks (spec §8)", () => {
     const dev = load({ FOYER_ENV: 'dev', PUBLIC_URL: 'https://auth.dev.foyer.app' });
     const lines: string[] = [];

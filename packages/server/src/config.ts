@@ -10,6 +10,7 @@ import {
   SUPPORT_WIDGET_REGIONS,
   TAG_MANAGER_ID,
   isCookieDomainOf,
+  isLoopbackHostname,
   parseFlagOverrides,
   serverUrl,
   type Environment,
@@ -358,8 +359,7 @@ export interface FlagServiceConfig {
 }
 
 function isLoopbackUrl(url: string): boolean {
-  const host = new URL(url).hostname;
-  return host === 'localhost' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
+  return isLoopbackHostname(new URL(url).hostname);
 }
 
 export interface MailConfig {
@@ -418,6 +418,20 @@ function optionalEntry<K extends string>(key: K, value: string | undefined): Par
   return value === undefined ? {} : ({ [key]: value } as Record<K, string>);
 }
 
+/**
+ * Decision 0021: a forum sign-in answers only to the forum's own address, and only to one the
+ * redirect rules accept (https, or plain http on this machine); any other would be refused on
+ * every sign-in, so it stops the service at boot instead.
+ */
+function checkForumUrl(community: string | undefined): void {
+  if (community === undefined) return;
+  const url = new URL(community);
+  if (url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHostname(url.hostname))) return;
+  throw new ConfigError(
+    `Invalid configuration: SERVER_URLS: community (${url.origin}) must be https, or plain http on this machine (localhost, *.localhost, 127.0.0.1, [::1]), while DISCOURSE_CONNECT_SECRET is set`,
+  );
+}
+
 /** Reads the environment once; throws ConfigError naming each bad variable. */
 export function loadConfig(source: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): Config {
   // An empty variable (`PUBLIC_URL=` in a .env file) means "not set", not "set to nothing".
@@ -431,6 +445,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env, cwd: string 
   const database = parseDatabaseUrl(env.DATABASE_URL, cwd, env.DATABASE_POOL_SIZE);
   const google = googleConfig(env);
   const serverUrls: ServerUrls = { ...defaults, ...parseServerUrls(env.SERVER_URLS) };
+  if (env.DISCOURSE_CONNECT_SECRET !== undefined) checkForumUrl(serverUrls.community);
   return {
     env: env.FOYER_ENV,
     port: env.PORT,

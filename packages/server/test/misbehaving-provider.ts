@@ -8,7 +8,9 @@ import type { AddressInfo } from 'node:net';
  * chooses: a wrong audience, issuer, expiry or nonce, or a signature by a key it does not
  * publish. A conforming provider (the stand-in) cannot be made to issue those, and these are
  * exactly the tokens the client must refuse. `honest` issues a correct one, to show that a
- * refusal comes from the claim under test and not from the double.
+ * refusal comes from the claim under test and not from the double. `claims` overrides any claim
+ * of the next ID tokens (undefined leaves it out); `userinfo`, when set, is what its userinfo
+ * endpoint answers.
  */
 export type Misbehaviour = 'honest' | 'wrongAudience' | 'wrongIssuer' | 'expired' | 'wrongNonce' | 'foreignKey';
 
@@ -20,6 +22,10 @@ export class MisbehavingProvider {
   /** The nonce of the last authorization request, read from its URL by the test. */
   nonce = '';
   email = 'ann@example.com';
+  /** Claims that replace the token's own; a key set to undefined leaves that claim out. */
+  claims: Record<string, unknown> = {};
+  /** The userinfo endpoint's answer (404 while undefined). */
+  userinfo: Record<string, unknown> | undefined;
   /** How long the token endpoint keeps each request waiting before it answers (a slow provider). */
   tokenDelayMs = 0;
   private readonly key = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -36,6 +42,7 @@ export class MisbehavingProvider {
       };
       if (path === '/.well-known/openid-configuration') return json(200, this.metadata());
       if (path === '/jwks') return json(200, { keys: [{ ...this.key.publicKey.export({ format: 'jwk' }), kid: this.kid, alg: 'RS256', use: 'sig' }] });
+      if (path === '/userinfo') return this.userinfo === undefined ? json(404, { error: 'not_found' }) : json(200, this.userinfo);
       if (path === '/token' && request.method === 'POST') {
         request.resume();
         request.on('end', () =>
@@ -63,6 +70,7 @@ export class MisbehavingProvider {
       authorization_endpoint: `${this.issuer}/authorize`,
       token_endpoint: `${this.issuer}/token`,
       jwks_uri: `${this.issuer}/jwks`,
+      userinfo_endpoint: `${this.issuer}/userinfo`,
       response_types_supported: ['code'],
       subject_types_supported: ['public'],
       id_token_signing_alg_values_supported: ['RS256'],
@@ -73,7 +81,7 @@ export class MisbehavingProvider {
 
   private idToken(): string {
     const now = Math.floor(Date.now() / 1000);
-    const claims = {
+    const claims: Record<string, unknown> = {
       iss: this.behaviour === 'wrongIssuer' ? 'https://accounts.evil.example' : this.issuer,
       aud: this.behaviour === 'wrongAudience' ? 'another-client' : this.clientId,
       sub: createHash('sha256').update(this.email).digest('hex').slice(0, 20),
@@ -84,7 +92,9 @@ export class MisbehavingProvider {
       email_verified: true,
       given_name: 'Ann',
       family_name: 'Example',
+      ...this.claims,
     };
+    for (const [name, value] of Object.entries(claims)) if (value === undefined) delete claims[name];
     const signer: KeyObject = this.behaviour === 'foreignKey' ? this.foreign.privateKey : this.key.privateKey;
     const encode = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
     const input = `${encode({ alg: 'RS256', typ: 'JWT', kid: this.kid })}.${encode(claims)}`;

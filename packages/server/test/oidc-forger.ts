@@ -36,6 +36,8 @@ export class OidcForger {
   issuer = '';
   forgery: IdTokenForgery = 'honest';
   email = 'ann@example.com';
+  /** Claims that replace the ID token's own; a key set to undefined leaves that claim out. */
+  claims: Record<string, unknown> = {};
   /** How long the token endpoint keeps each request waiting before it answers (a slow provider). */
   tokenDelayMs = 0;
   /** What each token request carried, for the test to read. */
@@ -124,7 +126,9 @@ export class OidcForger {
       ...(forgery === 'noNonce' ? {} : { nonce: forgery === 'wrongNonce' ? randomBytes(16).toString('base64url') : issued.nonce }),
       email: this.email,
       email_verified: true,
+      ...this.claims,
     };
+    for (const [name, value] of Object.entries(claims)) if (value === undefined) delete claims[name];
     const encode = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
     const alg = forgery === 'algNone' ? 'none' : forgery.startsWith('hs256') ? 'HS256' : 'RS256';
     const input = `${encode({ alg, typ: 'JWT', kid: this.kid })}.${encode(claims)}`;

@@ -1,8 +1,9 @@
-import { ROUTES } from '@foyer/contract';
+import { ROUTES, isValidEmail } from '@foyer/contract';
 import type { FastifyBaseLogger } from 'fastify';
 import * as oidc from 'openid-client';
 import { pkceChallenge } from '../../lib/crypto.js';
 import { AppError } from '../../lib/errors.js';
+import { assertedName, usableSubject } from '../../lib/provider-claims.js';
 import { providerFetch } from './provider-fetch.js';
 
 /** What the account rules need from a validated sign-in (decision 0019). */
@@ -34,6 +35,8 @@ export const GOOGLE_SCOPES = 'openid email profile';
 const DISCOVERY_TTL_MS = 24 * 60 * 60 * 1000;
 /** After a failed discovery the next request tries again, but not more often than this. */
 const DISCOVERY_RETRY_MS = 5_000;
+/** An ID token issued further in the future than this (clocks disagree a little, not by hours) is refused. */
+const ISSUED_AT_SKEW_MS = 5 * 60 * 1000;
 /**
  * Seconds a call to the provider may take: 10, or two thirds of a shorter request deadline, so
  * the person hears that the provider did not answer before their own request times out
@@ -162,6 +165,12 @@ export class GoogleClient {
    * A refused code or a token that fails a check answers `socialAuthFailed`; an unreachable
    * provider `unavailable`.
    */
+  /** A validated token whose claims cannot be used: refused as a failed check is, with the reason for the log. */
+  private refuse(reason: string): never {
+    this.log.info({ reason }, 'Google sign-in refused');
+    throw new AppError('socialAuthFailed', { cause: new Error(reason) });
+  }
+
   async exchange(input: { code: string; state: string; codeVerifier: string; nonce: string }): Promise<GoogleIdentity> {
     const { configuration, responseIssuer } = await this.configuration();
     // The browser sends the code and state it was given (spec §7). RFC 9207's `iss` parameter
@@ -180,17 +189,22 @@ export class GoogleClient {
       });
       const claims = tokens.claims();
       if (claims === undefined) throw new AppError('socialAuthFailed');
-      let source: Record<string, unknown> = claims;
-      if (asText(claims.email) === undefined) {
-        source = { ...(await oidc.fetchUserInfo(configuration, tokens.access_token, claims.sub)), ...claims };
-      }
+      const subject = usableSubject(claims.sub);
+      if (subject === undefined) this.refuse('the ID token names no usable subject');
+      // OIDC Core 3.1.3.7: an `azp` must be this client (the library checks it only beside several audiences).
+      if (claims.azp !== undefined && claims.azp !== this.settings.clientId) this.refuse('the ID token was issued to another party (azp)');
+      if (claims.iat * 1000 > Date.now() + ISSUED_AT_SKEW_MS) this.refuse('the ID token was issued in the future (iat)');
+      // The email and whether it is verified come from one place: the ID token, or else userinfo.
+      // Mixed, the token's `email_verified` would vouch for an address it never named.
+      const userinfo = asText(claims.email) === undefined ? await oidc.fetchUserInfo(configuration, tokens.access_token, claims.sub) : undefined;
+      const source: Record<string, unknown> = userinfo ?? claims;
       const email = asText(source.email);
-      if (email === undefined) throw new AppError('socialAuthFailed');
-      const givenName = asText(source.given_name);
-      const familyName = asText(source.family_name);
+      if (email === undefined || !isValidEmail(email)) this.refuse('no valid email');
+      const givenName = assertedName(claims.given_name) ?? assertedName(userinfo?.given_name);
+      const familyName = assertedName(claims.family_name) ?? assertedName(userinfo?.family_name);
       return {
         issuer: claims.iss,
-        subject: claims.sub,
+        subject,
         email,
         emailVerified: source.email_verified === true || source.email_verified === 'true',
         ...(givenName === undefined ? {} : { givenName }),

@@ -142,6 +142,66 @@ describe.skipIf(dbUnavailable)('ID tokens that must be refused, from a misbehavi
     }
   });
 
+  async function exchangeWithClaims(claims: Record<string, unknown>, userinfo?: Record<string, unknown>) {
+    double.claims = claims;
+    double.userinfo = userinfo;
+    try {
+      return await exchangeWith('honest');
+    } finally {
+      double.claims = {};
+      double.userinfo = undefined;
+    }
+  }
+
+  const usersOf = (emailKey: string) =>
+    t.db.selectFrom('users').select(['id', 'first_name', 'email_verified_at']).where('email_key', '=', emailKey).execute();
+
+  it('refuses a blank subject, which would make everyone the provider sends without one a single account', async () => {
+    for (const sub of ['', '   ']) {
+      const response = await exchangeWithClaims({ sub });
+      expect(response.statusCode).toBe(401);
+      expect(response.json()).toEqual({ errorMessage: 'socialAuthFailed' });
+      expect(await usersOf(double.email)).toEqual([]);
+    }
+    expect(await t.db.selectFrom('external_identities').select('subject').where('subject', 'in', ['', '   ']).execute()).toEqual([]);
+  });
+
+  it.each([
+    ['a subject holding NUL', { sub: 'a\u0000b' }],
+    ['a subject of 2,000 characters', { sub: 'x'.repeat(2000) }],
+    ['an email that is no email', { email: 'not an email at all' }],
+    ['an email of 5,000 characters', { email: `${'a'.repeat(5000)}@example.com` }],
+    ['an email holding NUL', { email: 'ann\u0000@example.com' }],
+    ['an azp naming another party', { azp: 'another-client' }],
+    ['an iat a day in the future', { iat: Math.floor(Date.now() / 1000) + 86_400 }],
+  ])('refuses %s (socialAuthFailed), on either database, and writes no account', async (_what, claims) => {
+    const response = await exchangeWithClaims(claims);
+    expect(response.statusCode).toBe(401);
+    expect(response.json()).toEqual({ errorMessage: 'socialAuthFailed' });
+    expect(await usersOf(double.email)).toEqual([]);
+  });
+
+  it('signs a person up without a name that holds a control character, and cuts a long one to 100 characters', async () => {
+    const response = await exchangeWithClaims({ given_name: 'A\u0000B', family_name: 'L'.repeat(5000) });
+    expect(response.statusCode).toBe(200);
+    const [user] = await t.db.selectFrom('users').select(['first_name', 'last_name']).where('email_key', '=', double.email).execute();
+    expect(user).toEqual({ first_name: null, last_name: 'L'.repeat(100) });
+  });
+
+  it("takes email_verified from where the email came from: userinfo's unverified address is not vouched for by the token", async () => {
+    double.email = uniqueEmail('userinfo');
+    const fromUserinfo = uniqueEmail('userinfo-address');
+    const sub = 'userinfo-subject';
+    const response = await exchangeWithClaims({ email: undefined, email_verified: true, sub }, { sub, email: fromUserinfo, email_verified: false });
+    expect(response.statusCode).toBe(403);
+    expect(response.json()).toEqual({ errorMessage: 'emailNotVerified' });
+    expect(await usersOf(fromUserinfo)).toEqual([]);
+    // The same address, verified by userinfo itself, signs up.
+    const verified = await exchangeWithClaims({ email: undefined, email_verified: false, sub }, { sub, email: fromUserinfo, email_verified: true });
+    expect(verified.json()).toMatchObject({ wasSignUp: true });
+    expect(await usersOf(fromUserinfo)).toHaveLength(1);
+  });
+
   it.each<Misbehaviour>(['wrongAudience', 'wrongIssuer', 'expired', 'wrongNonce', 'foreignKey'])('refuses an ID token with %s', async (behaviour) => {
     const response = await exchangeWith(behaviour);
     expect(response.statusCode).toBe(401);

@@ -117,6 +117,34 @@ describe.skipIf(dbUnavailable)('company SSO over OpenID Connect: forged ID token
     }
   });
 
+  it.each([
+    ['a blank subject', { sub: '' }, 'no usable subject'],
+    ['a subject of white space', { sub: '  ' }, 'no usable subject'],
+    ['a subject holding NUL', { sub: 'a\u0000b' }, 'no usable subject'],
+    ['an email holding NUL', { email: `nul\u0000@${domain}` }, 'no valid email'],
+  ])('refuses an ID token with %s (1002, audited, no account), on either database', async (_what, claims, reason) => {
+    const { code, state } = await consented(`claims@${domain}`);
+    provider.claims = claims;
+    try {
+      await refused(mainId, { code, state }, reason);
+    } finally {
+      provider.claims = {};
+    }
+  });
+
+  it('signs a member in without a name that holds a control character, and cuts a long one to 100 characters', async () => {
+    const email = `named-${randomBytes(3).toString('hex')}@${domain}`;
+    const { code, state } = await consented(email);
+    provider.claims = { given_name: 'A\u0000B', family_name: 'L'.repeat(5000) };
+    try {
+      expect(landing(await callback(mainId, { code, state })).get('transferToken')).not.toBeNull();
+    } finally {
+      provider.claims = {};
+    }
+    const user = await t.db.selectFrom('users').select(['first_name', 'last_name']).where('email_key', '=', email).executeTakeFirstOrThrow();
+    expect(user).toEqual({ first_name: null, last_name: 'L'.repeat(100) });
+  });
+
   it('refuses a code redeemed under another request’s state: its PKCE verifier does not match the challenge', async () => {
     const first = await consented(`pkce@${domain}`);
     const second = await consented(`pkce@${domain}`);

@@ -95,6 +95,13 @@ describe.skipIf(dbUnavailable)('company SSO over SAML: forged, tampered and repl
       await postRefused(t, consumer, commented, '1002', 'comment');
     });
 
+    it('refuses a NameID holding a character reference to NUL or of white space only, on either database (never a 500)', async () => {
+      for (const rawNameId of ['ceo&#0;x', ' &#32; ']) {
+        const { consumer, base } = await startedSaml(t);
+        await postRefused(t, consumer, signedResponse({ ...base, rawNameId }), '1002');
+      }
+    });
+
     it('refuses a DOCTYPE, internal or external entities, entity expansion, CDATA and processing instructions', async () => {
       const { corp, consumer, base } = await startedSaml(t);
       const signed = signedResponse(base);

@@ -1,9 +1,10 @@
 import { X509Certificate, randomBytes } from 'node:crypto';
-import { ROUTES, SsoClientState, normalizeEmail, type SsoLandingCode } from '@foyer/contract';
+import { ROUTES, SsoClientState, hasControlCharacters, normalizeEmail, type SsoLandingCode } from '@foyer/contract';
 import type { Deps } from '../../deps.js';
 import { randomToken, sha256Hex } from '../../lib/crypto.js';
 import { AppError } from '../../lib/errors.js';
 import { expirySweep } from '../../lib/expiry-sweep.js';
+import { assertedName, usableSubject } from '../../lib/provider-claims.js';
 import { inTransaction } from '../../lib/unit-of-work.js';
 import { recordAudit, withClientPeriod, type RequestMeta } from '../audit/audit.service.js';
 import { findDomain } from '../organizations/organizations.repo.js';
@@ -181,13 +182,26 @@ function landing(params: { code: SsoLandingCode } | { transferToken: string; nat
  * mechanism): the landing page hands it to the desktop app or to `/ssol/:transferToken`. The
  * browser never carries a session cookie out of the provider's cross-site POST.
  */
+/**
+ * The identity as it may be stored (lib/provider-claims.ts): a subject no one else can share and
+ * the database can hold, or the answer is refused (1002); names cut or left out; an email holding
+ * a control character is no valid email (1003 where one is needed).
+ */
+function usableIdentity(asserted: SsoIdentity): SsoIdentity {
+  const subject = usableSubject(asserted.subject);
+  if (subject === undefined) throw new SsoFailure('1002', 'no usable subject (NameID or sub)');
+  const email = asserted.email === undefined || hasControlCharacters(asserted.email) ? undefined : asserted.email;
+  return { subject, email, givenName: assertedName(asserted.givenName), familyName: assertedName(asserted.familyName) };
+}
+
 export async function completeSso(
   deps: Deps,
   connection: SsoConnectionRow,
-  identity: SsoIdentity,
+  asserted: SsoIdentity,
   request: SsoRequestContext,
   meta: RequestMeta,
 ): Promise<string> {
+  const identity = usableIdentity(asserted);
   const returning = await signInReturningMember(deps, connection, identity, meta, request.bindingHash);
   const transferToken = returning?.transferToken ?? (await resolveWithTransferToken(deps, connection, identity, meta, request.bindingHash));
   return landing({ transferToken, native: request.clientKind === 'native', returnUrl: request.returnUrl });
