@@ -71,6 +71,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       // No hook runs for these, so the no-store of every API answer (security-headers.ts) is set here.
       void reply.code(400).header('cache-control', 'no-store').header(REQUEST_ID_HEADER, request.id).send(body);
     },
+    // A request that arrives while the service stops is refused in the contract's shape
+    // (closeConnectionsWhileStopping), not in Fastify's own.
+    return503OnClosing: false,
     // What Node's HTTP parser refuses never reaches a route: answered in the same shape.
     clientErrorHandler: answerClientError,
     // Emailed-link tokens travel as path parameters of up to 200 characters (contract Token).

@@ -4,6 +4,7 @@ import { startIdleCollection } from './lib/idle-collection.js';
 import { commonPasswordCount } from './lib/password-floor.js';
 import { ConfigError, isDeployed, loadConfig, type Config } from './config.js';
 import { openDatabase } from './db/database.js';
+import { databaseReason, isDatabaseUnavailable } from './db/errors.js';
 import { migrateToLatest } from './db/migrate.js';
 import { deleteExpiredSessions } from './features/sessions/sessions.repo.js';
 import { withGoogleStandIn } from './features/google/stand-in.boot.js';
@@ -79,7 +80,8 @@ async function main(): Promise<void> {
       const removed = await deleteExpiredSessions(database.db, Date.now(), config.session.idleMs);
       if (removed > 0) app.log.info({ removed }, 'expired sessions removed');
     } catch (error) {
-      app.log.error({ err: error }, 'removing expired sessions failed');
+      if (isDatabaseUnavailable(error)) app.log.warn({ reason: databaseReason(error) }, 'removing expired sessions failed: database unavailable');
+      else app.log.error({ err: error }, 'removing expired sessions failed');
     }
   };
   const pruneTimer = setInterval(() => void prune(), PRUNE_INTERVAL_MS);

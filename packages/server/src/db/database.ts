@@ -99,7 +99,8 @@ function openSqlite(filename: string, timeouts: DatabaseTimeouts, options: Datab
 /**
  * Kysely's view of the pool. A client whose query failed on a lost connection or got no answer
  * is released with the error, so the pool drops it instead of lending it out again: after a
- * database restart or a freeze, the next request gets a fresh connection.
+ * database restart or a freeze, the next request gets a fresh connection. Until then, every later
+ * query on it fails at once with the same error.
  */
 function guardedPool(pool: Pg.Pool): PostgresPool {
   return {
@@ -113,6 +114,10 @@ function guardedPool(pool: Pg.Pool): PostgresPool {
         parameters?: ReadonlyArray<unknown>,
       ): Promise<PostgresQueryResult<R>> | PostgresCursor<R> {
         if (typeof sqlOrCursor !== 'string') throw new Error('streaming queries are not used');
+        // Nothing more goes to a connection that was lost or stopped answering: the ROLLBACK
+        // Kysely sends after a failed statement would wait out a second deadline on it, and the
+        // server ends the transaction itself when the connection is dropped.
+        if (lost !== undefined) return Promise.reject(lost);
         const values = parameters === undefined ? [] : [...parameters];
         // A hot statement (decision 0029) is prepared once per connection under its name.
         const name = statementNameOf(sqlOrCursor);

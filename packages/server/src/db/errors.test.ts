@@ -19,6 +19,14 @@ describe('isDatabaseUnavailable', () => {
     ['SQLite lock', withCode('SQLITE_BUSY')],
     ['SQLite lock, extended code', withCode('SQLITE_BUSY_SNAPSHOT')],
     ['lock wait past the deadline', new DatabaseUnavailableError('locked')],
+    ['a standby after failover (read_only_sql_transaction)', withCode('25006')],
+    ['the server out of disk (disk_full)', withCode('53100')],
+    ['the server failing on its disk (io_error)', withCode('58030')],
+    ['SQLite disk full', withCode('SQLITE_FULL')],
+    ['SQLite file read-only', withCode('SQLITE_READONLY')],
+    ['SQLite file moved away', withCode('SQLITE_READONLY_DBMOVED')],
+    ['SQLite I/O error', withCode('SQLITE_IOERR_WRITE')],
+    ['SQLite cannot open', withCode('SQLITE_CANTOPEN')],
     ['wrapped in a cause', new Error('migration failed', { cause: withCode('ECONNREFUSED') })],
     ['every address of a host refused', new AggregateError([withCode('ECONNREFUSED'), withCode('ECONNREFUSED')])],
   ])('%s: yes', (_name, error) => {
@@ -30,6 +38,8 @@ describe('isDatabaseUnavailable', () => {
     ['syntax error, our bug', withCode('42601')],
     ['NUL byte in text', withCode('22021')],
     ['SQLite constraint', withCode('SQLITE_CONSTRAINT_UNIQUE')],
+    ['SQLite syntax error, our bug', withCode('SQLITE_ERROR')],
+    ['SQLite statement over its limits', withCode('SQLITE_TOOBIG')],
     ['a plain bug', new TypeError('undefined is not a function')],
     ['not an error', 'ECONNREFUSED'],
   ])('%s: no', (_name, error) => {

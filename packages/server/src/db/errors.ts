@@ -31,6 +31,19 @@ const SESSION_ENDED_CODES = new Set(['57P01', '57P02', '57P03']);
  */
 const TRANSIENT_CODES = new Set(['57014', '55P03', '40001', '40P01', '53300']);
 
+/**
+ * PostgreSQL refusing every write (read_only_sql_transaction: a standby after a failover, or a
+ * database set read-only) or failing on its own disk (class 58, system_error and io_error).
+ */
+const SERVER_STATE_CODES = new Set(['25006']);
+
+/**
+ * SQLite's failures of the file, not of the statement: the disk full (or the size limit met),
+ * the file or its directory read-only, an I/O error, a file it cannot open, no memory. Prefixes,
+ * for their extended codes (`SQLITE_READONLY_DBMOVED`, `SQLITE_IOERR_WRITE`).
+ */
+const SQLITE_STORAGE_PREFIXES = ['SQLITE_FULL', 'SQLITE_READONLY', 'SQLITE_IOERR', 'SQLITE_CANTOPEN', 'SQLITE_NOMEM'];
+
 /** pg and pg-pool report a dead or slow connection by message only. */
 const CONNECTION_MESSAGES = ['Connection terminated', 'timeout exceeded when trying to connect', 'Query read timeout', 'is not queryable'];
 
@@ -68,8 +81,8 @@ export function isSqliteBusy(error: unknown): boolean {
 }
 
 /**
- * True when a request failed because the database is unreachable, frozen, overloaded or locked
- * rather than because of the request: it is answered 503 `unavailable` with Retry-After, which a
+ * True when a request failed because the database is unreachable, frozen, overloaded, locked,
+ * read-only or out of disk rather than because of the request: it is answered 503 `unavailable` with Retry-After, which a
  * client may retry, and it says nothing about the data (no existence oracle).
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
@@ -77,7 +90,16 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   for (const link of chain(error)) {
     if (link instanceof DatabaseUnavailableError) return true;
     const code = codeOf(link);
-    if (code !== undefined && (TRANSIENT_CODES.has(code) || code.startsWith('53'))) return true;
+    if (code === undefined) continue;
+    if (TRANSIENT_CODES.has(code) || SERVER_STATE_CODES.has(code) || code.startsWith('53') || code.startsWith('58')) return true;
+    if (SQLITE_STORAGE_PREFIXES.some((prefix) => code.startsWith(prefix))) return true;
   }
   return false;
+}
+
+/** An outage's error in one line for a warning (no stack: an outage repeats it every poll). */
+export function databaseReason(error: unknown): string {
+  const code = typeof error === 'object' && error !== null ? codeOf(error) : undefined;
+  const message = error instanceof Error ? error.message : String(error);
+  return code === undefined ? message : `${code}: ${message}`;
 }

@@ -2,12 +2,16 @@ import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { CALLS, HEALTH_PATH } from '@foyer/contract';
+import { sql } from 'kysely';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_DB, dbUnavailable, newDeviceId, uniqueEmail } from '../../test/helpers.js';
 import { PrivateCluster, privateClusterAvailable } from '../../test/private-postgres.js';
 import { ServerProcess } from '../../test/server-process.js';
 import { sha256Hex } from '../lib/crypto.js';
+import { openDatabase } from './database.js';
+import { isDatabaseUnavailable } from './errors.js';
+import { signUpBody } from '../../test/account-entry.js';
 
 const run = promisify(execFile);
 const postgres = TEST_DB === 'postgres' && !dbUnavailable && (await privateClusterAvailable());
@@ -60,6 +64,13 @@ describe.skipIf(!postgres)('PostgreSQL outages (server-postgres project only)', 
     const started = Date.now();
     const body = { email: uniqueEmail('outage'), hashPassword: sha256Hex('not the password'), deviceId: newDeviceId() };
     const answer = await parts().server.post(CALLS.signin.path, body, '192.0.2.10');
+    return { ...answer, ms: Date.now() - started };
+  }
+
+  /** A sign-up: its writes are one transaction, which a lost connection must not hold open twice. */
+  async function signUp(): Promise<Answer> {
+    const started = Date.now();
+    const answer = await parts().server.post(CALLS.signup.path, signUpBody(), '192.0.2.11');
     return { ...answer, ms: Date.now() - started };
   }
 
@@ -124,28 +135,68 @@ describe.skipIf(!postgres)('PostgreSQL outages (server-postgres project only)', 
     expect((await fetch(`${server.url}${HEALTH_PATH}`)).status).toBe(200);
   });
 
-  it('answers 503 within seconds while the database is frozen (SIGSTOP), and recovers when it thaws', async () => {
-    const { cluster, server } = parts();
-    expectServed(await signIn());
-    const postmaster = (await readFile(cluster.pidFile, 'utf8')).split('\n')[0]?.trim() ?? '';
+  /** Stops every process of the cluster (SIGSTOP): connections stay open, nothing answers. Returns the thaw. */
+  async function freeze(): Promise<() => Promise<void>> {
+    const postmaster = (await readFile(parts().cluster.pidFile, 'utf8')).split('\n')[0]?.trim() ?? '';
     const children = (await run('ps', ['-o', 'pid=', '--ppid', postmaster])).stdout
       .split('\n')
       .map((pid) => pid.trim())
       .filter(Boolean);
     const pids = [postmaster, ...children];
     await run('kill', ['-STOP', ...pids]);
+    return async () => {
+      await run('kill', ['-CONT', ...pids]);
+    };
+  }
+
+  it('gives up a transaction whose connection stopped answering after one deadline: no ROLLBACK waits out a second', async () => {
+    const database = openDatabase(
+      { kind: 'postgres', connectionString: parts().cluster.url },
+      { timeouts: { connectMs: CONNECT_TIMEOUT_MS, statementMs: STATEMENT_TIMEOUT_MS } },
+    );
+    let thaw: (() => Promise<void>) | undefined;
     try {
-      const during = await Promise.all(Array.from({ length: 4 }, signIn));
+      let frozenAt = 0;
+      const failed = await database.db
+        .transaction()
+        .execute(async (trx) => {
+          await sql`select 1`.execute(trx);
+          thaw = await freeze();
+          frozenAt = Date.now();
+          await sql`select 1`.execute(trx);
+        })
+        .then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+      expect(isDatabaseUnavailable(failed), String(failed)).toBe(true);
+      // The statement's deadline and its margin (1 s), once.
+      expect(Date.now() - frozenAt).toBeLessThan(STATEMENT_TIMEOUT_MS + 1000 + 1000);
+    } finally {
+      await thaw?.();
+      await database.destroy();
+    }
+    expect(await recoveryMs(5000)).toBeLessThan(5000);
+  });
+
+  it('answers 503 within seconds while the database is frozen (SIGSTOP), and recovers when it thaws', async () => {
+    const { server } = parts();
+    expectServed(await signIn());
+    const thaw = await freeze();
+    try {
+      const during = await Promise.all([...Array.from({ length: 4 }, signIn), ...Array.from({ length: 3 }, signUp)]);
       for (const answer of during) {
         expectUnavailable(answer);
-        // At most a connect wait and a statement deadline (plus its margin), not the freeze's length.
-        expect(answer.ms).toBeLessThan(CONNECT_TIMEOUT_MS + STATEMENT_TIMEOUT_MS + 2500);
+        // At most a connect wait and one statement deadline (plus its margin), not the freeze's
+        // length, and not a second deadline for the ROLLBACK of a transaction whose connection
+        // no longer answers.
+        expect(answer.ms).toBeLessThan(CONNECT_TIMEOUT_MS + STATEMENT_TIMEOUT_MS + 2000);
       }
       const started = Date.now();
       expect((await fetch(`${server.url}${HEALTH_PATH}`)).status).toBe(503);
       expect(Date.now() - started).toBeLessThan(3000);
     } finally {
-      await run('kill', ['-CONT', ...pids]);
+      await thaw();
     }
     expect(await recoveryMs(5000)).toBeLessThan(5000);
     expect(server.exited, server.log).toBe(false);

@@ -158,6 +158,15 @@ class ImmediateSqliteDriver extends SqliteDriver {
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('begin immediate'));
   }
+
+  /**
+   * After a full disk, an I/O error or no memory SQLite may have rolled the transaction back
+   * itself; a ROLLBACK then fails ("no transaction is active") and its error would replace the
+   * one that says what happened.
+   */
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    if (this.sqlite.inTransaction) await super.rollbackTransaction(connection);
+  }
 }
 
 export class ImmediateSqliteDialect extends SqliteDialect {

@@ -137,3 +137,42 @@ describe.skipIf(dbUnavailable)("requests Node's HTTP parser refuses", () => {
     }
   });
 });
+
+/**
+ * Decision 0011: a request that arrives once the service began to stop (on a connection that was
+ * open before) is refused as an outage is, in the contract's shape: a client or balancer retries it
+ * elsewhere.
+ */
+describe.skipIf(dbUnavailable)('a request that arrives while the service stops', () => {
+  it('gets 503 unavailable with Retry-After, its request id, no-store and Connection: close', async () => {
+    const t = await createTestApp();
+    let closing: Promise<void> | undefined;
+    try {
+      await t.app.listen({ port: 0, host: '127.0.0.1' });
+      const address = t.app.server.address();
+      if (address === null || typeof address === 'string') throw new Error('not listening on TCP');
+      const socket = connect(address.port, '127.0.0.1');
+      let answer = '';
+      socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+      const ended = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+      await new Promise<void>((resolve) => socket.on('connect', () => resolve()));
+      // Headers begun, not ended: the connection is busy, so the stop does not close it as idle.
+      socket.write(`GET ${HEALTH_PATH} HTTP/1.1\r\nHost: localhost\r\n`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      closing = t.app.close();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      socket.write('\r\n');
+      await ended;
+      const [head = '', body] = answer.split('\r\n\r\n');
+      const headers = head.toLowerCase();
+      expect(head.split('\r\n')[0], answer).toMatch(/^HTTP\/1\.1 503 /);
+      expect(JSON.parse(body ?? '')).toEqual({ errorMessage: 'unavailable' });
+      expect(headers).toContain('retry-after: 5');
+      expect(headers).toMatch(/x-request-id: \S+/);
+      expect(headers).toContain('cache-control: no-store');
+      expect(headers).toContain('connection: close');
+    } finally {
+      await (closing ?? t.close());
+    }
+  });
+});

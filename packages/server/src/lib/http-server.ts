@@ -3,6 +3,8 @@ import type { Socket } from 'node:net';
 import type { ErrorBody } from '@foyer/contract';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
+import { UNAVAILABLE_RETRY_AFTER_SECONDS } from './error-handler.js';
+import { REQUEST_ID_HEADER } from './logging.js';
 
 /**
  * Above the 60 s idle timeout of common load balancers (AWS ALB, nginx), so the balancer, not
@@ -41,6 +43,8 @@ export function capConnections(app: FastifyInstance, config: Config): void {
   app.server.maxConnections = config.http.maxConnections;
 }
 
+const STOPPING_BODY = JSON.stringify({ errorMessage: 'unavailable' } satisfies ErrorBody);
+
 /** How often a stopping service looks for connections that have become idle. */
 const STOPPING_SWEEP_MS = 100;
 
@@ -52,10 +56,26 @@ const STOPPING_SWEEP_MS = 100;
  * (RFC 9112 §9.6: the client sends nothing more on it, and the connection ends with the answer),
  * and a sweep closes the few that become idle otherwise (an answer whose headers left before the
  * stop). The sweep exists only while the service stops.
+ *
+ * A request that arrives on such a connection once the stop began is refused as any outage is
+ * (decision 0011): 503 `unavailable`, `Retry-After`, its request id, not cached, so a client or
+ * balancer retries it on another instance. (Fastify's own refusal, `return503OnClosing`, which
+ * app.ts turns off, answered in its own shape without any of these.)
  */
 export function closeConnectionsWhileStopping(app: FastifyInstance): void {
   let stopping = false;
   let sweep: NodeJS.Timeout | undefined;
+  app.addHook('onRequest', async (request, reply) => {
+    if (!stopping) return undefined;
+    void reply
+      .code(503)
+      .header('retry-after', String(UNAVAILABLE_RETRY_AFTER_SECONDS))
+      .header('cache-control', 'no-store')
+      .header(REQUEST_ID_HEADER, request.id)
+      // Already text: no route's answer schema (a health answer's, say) is asked to fit it.
+      .type('application/json; charset=utf-8');
+    return reply.send(STOPPING_BODY);
+  });
   app.addHook('onSend', (_request, reply, payload, done) => {
     if (stopping) void reply.header('connection', 'close');
     done(null, payload);

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
+import { databaseReason, isDatabaseUnavailable } from '../../db/errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { SMTP_CONNECTIONS, type MailTransport } from './mail.transports.js';
 import { openMail, SealedMailError, type MailContent, type OutboxKey } from './outbox.crypto.js';
@@ -249,8 +250,10 @@ export class MailWorker {
         // A full batch: more may be due.
       }
     } catch (error) {
-      // The database is unreachable or similar: the rows stay as they were; the next poll retries.
-      this.deps.log.error({ err: error }, 'mail worker round failed');
+      // The rows stay as they were; the next poll retries. An outage is said once per poll at
+      // warn, without a stack (decision 0011); anything else is a bug.
+      if (isDatabaseUnavailable(error)) this.deps.log.warn({ reason: databaseReason(error) }, 'mail worker round failed: database unavailable');
+      else this.deps.log.error({ err: error }, 'mail worker round failed');
     }
   }
 
