@@ -17,7 +17,11 @@ export function text() {
 export const Email = text().check(z.trim(), z.maxLength(MAX_EMAIL_LENGTH), z.regex(EMAIL_PATTERN));
 /** Sign-in accepts any non-blank email-ish string: a malformed one simply matches no account. */
 export const SignInEmail = text().check(z.trim(), z.minLength(1), z.maxLength(MAX_EMAIL_LENGTH));
-export const HashPassword = text().check(z.regex(HASH_PASSWORD_PATTERN));
+/**
+ * Spec §5: the password's SHA-256, in hex. A client whose hex is upper-case (Java's, .NET's) sends
+ * the same digest: lower-cased before the check, so it signs in to the same account.
+ */
+export const HashPassword = text().check(z.toLowerCase(), z.regex(HASH_PASSWORD_PATTERN));
 export const DeviceId = text().check(z.regex(RANDOM_ID_PATTERN));
 export const PersonName = text().check(z.trim(), z.minLength(1), z.maxLength(MAX_PERSON_NAME_LENGTH));
 export const PhoneNumber = text().check(z.trim(), z.maxLength(40));

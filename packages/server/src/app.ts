@@ -82,6 +82,20 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   capConnections(app, config);
   closeConnectionsWhileStopping(app);
 
+  // Decision 0017: a call's body is JSON (a SAML response is a form, sso.routes.ts). Text is
+  // refused with 415 as any other type is, not handed to the schema as a string; a JSON body of
+  // nothing but white space is no body, which a call without required fields accepts.
+  app.removeContentTypeParser('text/plain');
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '') {
+      done(null, undefined);
+      return;
+    }
+    void parseJson(request, text, done);
+  });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 

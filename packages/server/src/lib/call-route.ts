@@ -70,6 +70,55 @@ const DeviceIdHeaders = z.looseObject({
   [DEVICE_ID_HEADER.toLowerCase()]: z.optional(z.string().check(z.describe('The device id this browser or app generated (spec §7)'))),
 });
 
+/** What a body field is, for what a client may send in its place (`lenientBody`). */
+type FieldKind = 'text' | 'flag' | 'choice' | 'other';
+
+interface SchemaDef {
+  type: string;
+  shape?: Record<string, { _zod: { def: SchemaDef } }>;
+  innerType?: { _zod: { def: SchemaDef } };
+}
+
+/**
+ * The kind of each optional top-level field of a call's body schema (zod's definitions, read once
+ * at boot). A required field (an email, a token, the password digest) takes exactly its type.
+ */
+function fieldKinds(body: z.ZodMiniType): ReadonlyMap<string, FieldKind> {
+  const kinds = new Map<string, FieldKind>();
+  const shape = (body._zod.def as SchemaDef).shape ?? {};
+  for (const [name, field] of Object.entries(shape)) {
+    let def = field._zod.def;
+    const optional = def.type === 'optional';
+    if (optional && def.innerType !== undefined) def = def.innerType._zod.def;
+    const kind = !optional ? 'other' : def.type === 'string' ? 'text' : def.type === 'boolean' ? 'flag' : def.type === 'enum' ? 'choice' : 'other';
+    kinds.set(name, kind);
+  }
+  return kinds;
+}
+
+/**
+ * What clients written elsewhere send for a field, taken as the contract means it (decision 0017):
+ * no body at all as an empty object (spec §7's `termsAgreed` has an "empty body"); `null` as a
+ * field left out (a value read from storage that was never set); for an optional field, a number
+ * where text is asked (a phone number or a period id kept as a number), the text `true` or `false`
+ * where a flag is asked (a query parameter or a stored value passed on as it came), an empty
+ * string for a choice (no plan chosen). Anything else is left for the schema to judge.
+ */
+function lenientBody(body: unknown, kinds: ReadonlyMap<string, FieldKind>): unknown {
+  if (body === undefined) return {};
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return body;
+  const lenient: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(body)) {
+    if (value === null) continue;
+    const kind = kinds.get(name);
+    if (kind === 'text' && typeof value === 'number' && Number.isFinite(value)) lenient[name] = String(value);
+    else if (kind === 'flag' && (value === 'true' || value === 'false')) lenient[name] = value === 'true';
+    else if (kind === 'choice' && value === '') continue;
+    else lenient[name] = value;
+  }
+  return lenient;
+}
+
 /** The tag of a call in the document: the first segment of its path (`account`, `community`, `exchange`). */
 function tagOf(path: string): string {
   return path.split('/')[1] ?? 'account';
@@ -111,10 +160,19 @@ export function callRoute<N extends CallName>(app: ZodApp, name: N, options: Cal
     ...(parts as CallSchema<N>),
   };
 
+  const kinds = 'body' in call ? fieldKinds(call.body) : undefined;
   app.route<RouteGenericInterface, ContextConfigDefault, CallSchema<N>>({
     method: call.method,
     url: API_BASE + call.path,
     schema,
+    ...(kinds === undefined
+      ? {}
+      : {
+          preValidation: (request, _reply, done) => {
+            request.body = lenientBody(request.body, kinds) as typeof request.body;
+            done();
+          },
+        }),
     ...(limits.length === 0
       ? {}
       : {

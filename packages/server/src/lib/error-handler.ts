@@ -29,7 +29,7 @@ export function registerErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     let result: { status: number; body: ErrorBody };
     if (isAppError(error)) {
-      result = answer(error.code);
+      result = answer(error.code, error.fields);
       if (error.email !== undefined) result.body.email = error.email;
     } else if (hasZodFastifySchemaValidationErrors(error)) {
       const fields = [...new Set(error.validation.map((issue) => fieldName(issue.instancePath, error.validationContext)))];

@@ -10,12 +10,15 @@ export class AppError extends Error {
   readonly statusCode: number;
   /** `ssoRequired` only: the address SSO sign-in should fill in (contract ErrorBody.email). */
   readonly email: string | undefined;
+  /** `invalidRequest` only: the fields that failed, as a schema failure names them. */
+  readonly fields: string[] | undefined;
 
-  constructor(code: ErrorCode, options?: { cause?: unknown; email?: string }) {
+  constructor(code: ErrorCode, options?: { cause?: unknown; email?: string; fields?: string[] }) {
     super(code, options);
     this.code = code;
     this.statusCode = ERROR_STATUS[code];
     this.email = options?.email;
+    this.fields = options?.fields;
   }
 }
 

@@ -149,7 +149,7 @@ describe.skipIf(dbUnavailable)('POST /api/account/forgotPassword', () => {
   });
 
   it('refuses malformed input with invalidRequest, never a 5xx', async () => {
-    for (const body of [{ email: 'not-an-email' }, { email: '' }, {}, { email: 'a@example.com', reCaptchaToken: 5 }]) {
+    for (const body of [{ email: 'not-an-email' }, { email: '' }, {}, { email: 'a@example.com', reCaptchaToken: { token: 'x' } }]) {
       const response = await postForgot(t, body);
       expect(response.statusCode, JSON.stringify(body)).toBe(400);
       expect(response.json<{ errorMessage: string }>().errorMessage).toBe('invalidRequest');

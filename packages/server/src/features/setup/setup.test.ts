@@ -173,7 +173,7 @@ describe.skipIf(dbUnavailable)('POST /api/account/setupAccount', () => {
     const { token } = await invitee(t);
     const partial = await postJson(t, SETUP_URL, { token, deviceId: newDeviceId(), firstName: 'Grace', lastName: 'Hopper' });
     expect(partial.statusCode).toBe(400);
-    expect(partial.json()).toEqual({ errorMessage: 'invalidRequest' });
+    expect(partial.json()).toEqual({ errorMessage: 'invalidRequest', fields: ['hashPassword'] });
     expect((await fields(t, token)).statusCode).toBe(200);
   });
 

@@ -23,7 +23,7 @@ function scriptElement(id: string, json: string): string {
 
 export interface IndexPage {
   /**
-   * The page for one visitor: `<html lang>` and the inline dictionary follow their language; the
+   * The page for one visitor: `<html lang>`, the description and the inline dictionary follow their language; the
    * runtime config is the one of this moment (its flags change without a restart, decision 0024).
    */
   render(dictionary: LoadedDictionary, runtimeConfig: RuntimeConfig): string;
@@ -32,6 +32,13 @@ export interface IndexPage {
 const HTML_TAG = /<html\b[^>]*>/i;
 const LANG_ATTRIBUTE = /\slang\s*=\s*("[^"]*"|'[^']*'|[^\s>]+)/i;
 const HEAD_END = /<\/head\s*>/i;
+/** The page's description (what search results and link previews show), in the visitor's language. */
+const DESCRIPTION = /(<meta\s+name="description"\s+content=")[^"]*(")/i;
+const DESCRIPTION_KEY = 'product.description';
+
+function escapeAttribute(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
 
 /**
  * Reads index.html once, splits it around `<html lang>` and `</head>`, and precomputes every
@@ -65,11 +72,20 @@ export function loadIndexPage(webDist: string, dictionaries: Dictionaries): Inde
     between = `">${head.slice(htmlTag.index + htmlTag[0].length)}`;
     withLang = true;
   }
+  const betweens = new Map<string, string>();
+  for (const dictionary of dictionaries.values()) {
+    const description = dictionary.messages[DESCRIPTION_KEY];
+    if (description !== undefined)
+      betweens.set(
+        dictionary.locale,
+        between.replace(DESCRIPTION, (_match, open: string, close: string) => `${open}${escapeAttribute(description)}${close}`),
+      );
+  }
 
   return {
     render(dictionary, runtimeConfig) {
       const scripts = scriptElement(RUNTIME_CONFIG_ELEMENT_ID, jsonForHtml(runtimeConfig)) + (dictionaryScripts.get(dictionary.locale) ?? '');
-      return withLang ? `${before}${dictionary.locale}${between}${scripts}${tail}` : `${before}${scripts}${tail}`;
+      return withLang ? `${before}${dictionary.locale}${betweens.get(dictionary.locale) ?? between}${scripts}${tail}` : `${before}${scripts}${tail}`;
     },
   };
 }

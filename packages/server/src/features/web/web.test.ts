@@ -10,10 +10,13 @@ import type { Database } from '../../db/database.js';
 import { isPagePath } from './web.routes.js';
 import { jsonForHtml } from './index-page.js';
 
+/** The web app's own description element, as packages/web/index.html writes it. */
+const DESCRIPTION_META = '<meta name="description" content="Sign in to Foyer, your library of text snippets." />';
 const INDEX_HTML = `<!doctype html>
 <html lang="en">
   <head>
     <meta charset="UTF-8" />
+    ${DESCRIPTION_META}
     <title>Foyer</title>
     <script type="module" src="/assets/index-abc123.js"></script>
   </head>
@@ -22,6 +25,7 @@ const INDEX_HTML = `<!doctype html>
 `;
 
 const FAVICON = fileURLToPath(new URL('../../../../web/public/favicon.ico', import.meta.url));
+const WEB_INDEX_HTML = fileURLToPath(new URL('../../../../web/index.html', import.meta.url));
 
 function scriptJson(html: string, id: string): unknown {
   const match = new RegExp(`<script type="application/json" id="${id}">(.*?)</script>`, 's').exec(html);
@@ -89,6 +93,10 @@ describe.skipIf(dbUnavailable)('the web app', () => {
     expect(response.headers['cache-control']).toBe('no-store');
     expect(response.headers.vary).toMatch(/Accept-Language/);
     expect(response.body).toContain('<html lang="de">');
+    // What search results and link previews show is in the visitor's language too.
+    expect(response.body).toContain('<meta name="description" content="Melden Sie sich bei Foyer an, Ihrer Bibliothek für Textbausteine."');
+    expect(response.body).not.toContain('your library of text snippets');
+    expect(await readFile(WEB_INDEX_HTML, 'utf8')).toContain(DESCRIPTION_META);
 
     const config = RuntimeConfig.parse(scriptJson(response.body, RUNTIME_CONFIG_ELEMENT_ID));
     expect(config).toMatchObject({ env: 'test', defaultHome: '/home', googleEnabled: false, reCaptchaSiteKey: '</script><b>x' });
