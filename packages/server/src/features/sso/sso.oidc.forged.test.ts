@@ -152,6 +152,16 @@ describe.skipIf(dbUnavailable)('company SSO over OpenID Connect: forged ID token
     expect(provider.tokenRequests.at(-1)?.code).toBe(first.code);
   });
 
+  it('lands on 1002, audited, for a callback the framework refuses: repeated code, state or error, an oversized state', async () => {
+    await connect();
+    for (const query of ['code=a&code=b&state=x', 'code=a&state=a&state=b', 'error=x&error=y&state=z', `code=a&state=${'s'.repeat(600)}`]) {
+      const response = await writesNoAccount(t, () =>
+        t.app.inject({ method: 'GET', url: `${new URL(ssoUrls(t.config, mainId).oidcCallback).pathname}?${query}` }),
+      );
+      await expectRefused(t, mainId, response, '1002', 'the framework refused');
+    }
+  });
+
   it('refuses a state of another connection, a missing state, and a state already spent', async () => {
     const elsewhere = await consented(`cross@${domain}`);
     await refused(otherId, { code: elsewhere.code, state: elsewhere.state }, 'state names no waiting request');

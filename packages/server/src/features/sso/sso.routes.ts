@@ -1,8 +1,9 @@
 import { ErrorBody, SSO_PATHS, normalizeEmail } from '@foyer/contract';
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { hasZodFastifySchemaValidationErrors, type FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { callRoute } from '../../lib/call-route.js';
-import { AppError } from '../../lib/errors.js';
+import { AppError, isAppError } from '../../lib/errors.js';
 import { READ_ERRORS } from '../../lib/http-schemas.js';
 import { requestMeta } from '../audit/audit.service.js';
 import { SamlThreads } from './saml.thread.js';
@@ -11,7 +12,8 @@ import { SsoOidcClients } from './sso.oidc.js';
 import { findConnectionById } from './sso.repo.js';
 import { consumeOidcCallback, consumeSamlResponse } from './sso.responses.js';
 import { bindBrowser } from './sso.binding.js';
-import { SSO_REQUEST_LIFETIME_MS, startSso } from './sso.service.js';
+import { SsoFailure } from './sso.failure.js';
+import { SSO_REQUEST_LIFETIME_MS, failureLanding, startSso } from './sso.service.js';
 import { ssoUrls } from './sso.urls.js';
 
 const ConnectionParams = z.object({ connectionId: z.string().min(1).max(64) });
@@ -28,6 +30,34 @@ const CallbackQuery = z
   .object({ code: z.string().max(4096).optional(), state: z.string().max(512).optional(), error: z.string().max(512).optional() })
   .loose();
 const Redirect = z.undefined().describe('See Other: the browser goes to /sso-landing with a transfer token or a code');
+
+/** A connection id as this service makes them, else none: what the audit row may name. */
+const CONNECTION_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+/**
+ * What the framework refuses before the handler runs (a form or query its schema refuses:
+ * repeated fields, a field too long; a content type other than a form): a refusal of what the
+ * provider sent like any other (decision 0022), so the browser lands on 1002 and the refusal is
+ * audited, not left on a JSON answer. A body too large (413) and an outage (503) keep theirs.
+ */
+function landOnMalformed(app: FastifyInstance, what: string) {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
+    const status = error.statusCode ?? 500;
+    const malformed = hasZodFastifySchemaValidationErrors(error) || (!isAppError(error) && status >= 400 && status < 500 && status !== 413);
+    if (!malformed) {
+      app.errorHandler(error, request, reply);
+      return;
+    }
+    const params = request.params as { connectionId?: unknown };
+    const connectionId = typeof params.connectionId === 'string' && CONNECTION_ID.test(params.connectionId) ? params.connectionId : '';
+    const failure = new SsoFailure('1002', `${what} the framework refused (${status}): ${error.message.slice(0, 120)}`);
+    failureLanding(app, failure, { connectionId, meta: requestMeta(request) }).then(
+      (target) => void reply.redirect(target, 303),
+      // The audit row could not be written (an outage): answered as any such failure is.
+      (cause: unknown) => app.errorHandler(cause as FastifyError, request, reply),
+    );
+  };
+}
 
 /**
  * Company single sign-on (decision 0022): spec §7's SSO start call, and, under the separate
@@ -84,6 +114,7 @@ export const ssoRoutes: FastifyPluginAsyncZod = async (app) => {
     // exist. The response carries its own proof (the signature and InResponseTo), checked in full.
     config: { xsrfExempt: true },
     bodyLimit: ACS_BODY_LIMIT_BYTES,
+    errorHandler: landOnMalformed(app, 'an assertion consumer request'),
     schema: {
       tags: ['sso'],
       summary: 'The SAML assertion consumer (HTTP-POST binding)',
@@ -106,6 +137,7 @@ export const ssoRoutes: FastifyPluginAsyncZod = async (app) => {
   app.route({
     method: 'GET',
     url: SSO_PATHS.oidcCallback,
+    errorHandler: landOnMalformed(app, 'a callback'),
     schema: {
       tags: ['sso'],
       summary: 'The OpenID Connect redirect URI of a connection',

@@ -95,6 +95,24 @@ describe.skipIf(dbUnavailable)('company SSO over SAML: forged, tampered and repl
       await postRefused(t, consumer, commented, '1002', 'comment');
     });
 
+    it('lands on 1002, audited, for a post the framework refuses: text, JSON of the wrong shape, no content type, multipart', async () => {
+      const { consumer, base } = await startedSaml(t);
+      const genuine = encode(signedResponse(base));
+      const path = new URL(consumer.acs).pathname;
+      const posts: Array<{ type?: string; payload: string }> = [
+        { type: 'text/plain', payload: `SAMLResponse=${genuine}` },
+        { type: 'application/json', payload: JSON.stringify({ SAMLResponse: [genuine] }) },
+        { payload: `SAMLResponse=${genuine}` },
+        { type: 'multipart/form-data; boundary=x', payload: '--x--' },
+      ];
+      for (const { type, payload } of posts) {
+        const response = await writesNoAccount(t, () =>
+          t.app.inject({ method: 'POST', url: path, payload, headers: type === undefined ? {} : { 'content-type': type } }),
+        );
+        await expectRefused(t, consumer.id, response, '1002', 'the framework refused');
+      }
+    });
+
     it('refuses a NameID holding a character reference to NUL or of white space only, on either database (never a 500)', async () => {
       for (const rawNameId of ['ceo&#0;x', ' &#32; ']) {
         const { consumer, base } = await startedSaml(t);
@@ -162,7 +180,7 @@ describe.skipIf(dbUnavailable)('company SSO over SAML: forged, tampered and repl
       const huge = await post(`SAMLResponse=${'A'.repeat(300 * 1024)}`);
       expect(huge.statusCode).toBe(413);
       const wrongType = await post(JSON.stringify({ SAMLResponse: 12 }), 'application/json');
-      expect(wrongType.statusCode).toBe(400);
+      await expectRefused(t, consumer.id, wrongType, '1002', 'the framework refused');
     });
 
     it('accepts a genuine response whose unsigned Response names no Destination (the signed Recipient does)', async () => {

@@ -36,7 +36,8 @@ export function SsoLanding() {
     const code = shownCode(outcome.code);
     return (
       <CardLayout title={t('ssoLanding.errorTitle')}>
-        <Alert variant="error">
+        {/* The page opens on the failure, so focus starts where a screen reader reads it. */}
+        <Alert variant="error" focusOnShow>
           <p>{t(landingMessage(outcome.code))}</p>
           {code === null ? null : <p>{t('ssoLanding.code', { code })}</p>}
         </Alert>

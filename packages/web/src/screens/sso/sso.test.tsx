@@ -203,6 +203,8 @@ describe('/sso-landing (spec §4, §8, §9)', () => {
     const alert = screen.getByRole('alert');
     expect(alert).toHaveTextContent(text);
     expect(within(alert).getByText(`Error code: ${code}`)).toBeInTheDocument();
+    // The page opens on the failure: focus is on it, not on the page body.
+    await waitFor(() => expect(alert).toHaveFocus());
     expect(screen.getByRole('link', { name: 'Sign in with SSO' })).toHaveAttribute('href', '/sso-sign-in');
     expect(screen.getByRole('link', { name: 'Back to Sign In' })).toHaveAttribute('href', '/sign-in');
   });
