@@ -133,7 +133,8 @@ export const SocialAuthResponse = z.object({ url: z.string() });
 // Google code exchange
 export const GoogleExchangeBody = z.extend(Attribution, {
   authorizationCode: text().check(z.minLength(1), z.maxLength(4096)),
-  state: oauthState,
+  /** Decision 0019: the start's state; when left out (spec §7 lists none), the one this browser's start left in its cookie. */
+  state: z.optional(oauthState),
   deviceId: DeviceId,
   initialIntent: z.optional(InitialIntent),
   hubspotToken: optionalText,

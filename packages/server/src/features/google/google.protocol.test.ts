@@ -1,7 +1,8 @@
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exchange, googleEnv, googleRound, passConsent, REDIRECT_URI, startGoogle, useGoogleTestApp } from '../../../test/google.js';
-import { createTestApp, dbUnavailable, MINUTE, uniqueEmail, type TestApp } from '../../../test/helpers.js';
+import { postJson } from '../../../test/account-entry.js';
+import { EXCHANGE_URL, exchange, googleEnv, googleRound, passConsent, REDIRECT_URI, startGoogle, useGoogleTestApp } from '../../../test/google.js';
+import { createTestApp, dbUnavailable, MINUTE, newDeviceId, uniqueEmail, type TestApp } from '../../../test/helpers.js';
 import { MisbehavingProvider, type Misbehaviour } from '../../../test/misbehaving-provider.js';
 import { pkceChallenge, randomToken, sha256Hex } from '../../lib/crypto.js';
 import { startStandIn } from './stand-in.js';
@@ -74,6 +75,30 @@ describe.skipIf(dbUnavailable)('the OpenID Connect exchange (decision 0019)', ()
     expect(forged.json()).toEqual({ errorMessage: 'invalidState' });
     expect((await exchange(t, round)).statusCode).toBe(200);
     expect((await exchange(t, round)).json()).toEqual({ errorMessage: 'invalidState' });
+  });
+
+  it("takes the state of this browser's start when the exchange leaves it out, as spec §7's payload does", async () => {
+    const state = randomToken();
+    const started = await startGoogle(t, state);
+    const cookie = started.cookies.find((entry) => entry.name.startsWith('social_auth_state'));
+    expect(cookie).toMatchObject({ value: state, httpOnly: true, sameSite: 'Strict', path: '/' });
+    const outcome = await passConsent(started.json<{ url: string }>().url, { email: uniqueEmail('stateless') });
+    if (!('code' in outcome)) throw new Error('consent failed');
+    // Neither the state nor a cookie: nothing says which start this code answers.
+    const bare = await postJson(t, EXCHANGE_URL, { authorizationCode: outcome.code, deviceId: newDeviceId() });
+    expect(bare.statusCode).toBe(400);
+    expect(bare.json()).toEqual({ errorMessage: 'invalidRequest', fields: ['state'] });
+    const exchanged = await postJson(
+      t,
+      EXCHANGE_URL,
+      { authorizationCode: outcome.code, deviceId: newDeviceId() },
+      { cookies: { [cookie?.name ?? '']: state } },
+    );
+    expect(exchanged.statusCode, exchanged.body).toBe(200);
+    expect(exchanged.json()).toMatchObject({ wasSignUp: true });
+    // The cookie is cleared with the exchange, and the state was spent like any other.
+    expect(exchanged.cookies.find((entry) => entry.name === cookie?.name)?.value).toBe('');
+    expect((await exchange(t, outcome)).json()).toEqual({ errorMessage: 'invalidState' });
   });
 
   it('refuses a state older than ten minutes', async () => {

@@ -1,3 +1,4 @@
+import { cookieName, cookieRules } from '@foyer/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { callRoute } from '../../lib/call-route.js';
 import { AppError } from '../../lib/errors.js';
@@ -5,7 +6,14 @@ import { requestMeta } from '../audit/audit.service.js';
 import { setSessionCookie } from '../../lib/cookies.js';
 import { readSessionToken } from '../sessions/sessions.http.js';
 import { GoogleClient, googleRedirectUri } from './google.client.js';
-import { exchangeGoogle, startSocialAuth } from './google.service.js';
+import { SOCIAL_AUTH_STATE_LIFETIME_MS, exchangeGoogle, startSocialAuth } from './google.service.js';
+
+/**
+ * Decision 0019: the state of this browser's latest start (HttpOnly, SameSite=Strict, ten
+ * minutes), for an exchange that leaves `state` out, as spec §7's payload does. A state in the
+ * body is used as sent.
+ */
+const STATE_COOKIE = 'social_auth_state';
 
 /**
  * Spec §7 `account/socialAuth` and the Google code exchange (decision 0019). Without a configured
@@ -34,15 +42,28 @@ export const googleRoutes: FastifyPluginAsyncZod = async (app) => {
     return client;
   };
 
+  const stateCookie = cookieName(STATE_COOKIE, app.config.env);
+  // Host-only (no parent Domain): only this service reads it.
+  const stateCookieRules = () => cookieRules(app.config.publicHostname, app.config.env, false);
+
   callRoute(app, 'socialAuth', {
     summary: "Starts Google sign-in for the browser's state; answers the consent page's address",
-    handler: async (request) => ({ url: await startSocialAuth(app, requireClient(), request.body.state) }),
+    handler: async (request, reply) => {
+      const url = await startSocialAuth(app, requireClient(), request.body.state);
+      reply.setCookie(stateCookie, request.body.state, { ...stateCookieRules(), maxAge: SOCIAL_AUTH_STATE_LIFETIME_MS / 1000 });
+      return { url };
+    },
   });
 
   callRoute(app, 'googleExchange', {
     summary: 'Exchanges the code Google returned; signs in or up, or answers a transfer token for a native app',
     handler: async (request, reply) => {
-      const result = await exchangeGoogle(app, requireClient(), request.body, requestMeta(request), readSessionToken(request, app));
+      // The state the page sends, else the one this browser's start left (spec §7's payload has none).
+      const state = request.body.state ?? request.cookies[stateCookie];
+      if (state === undefined) throw new AppError('invalidRequest', { fields: ['state'] });
+      if (request.cookies[stateCookie] !== undefined) reply.clearCookie(stateCookie, stateCookieRules());
+      const body = { ...request.body, state };
+      const result = await exchangeGoogle(app, requireClient(), body, requestMeta(request), readSessionToken(request, app));
       if (result.kind === 'transfer') {
         // No session in this browser: the app turns the token into its own (spec §3). `otter` is
         // required by the answer's shape and stays empty.
