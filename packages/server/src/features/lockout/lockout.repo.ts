@@ -121,7 +121,8 @@ export async function reserveAttemptUnlessSso(
 
 /**
  * Settles a failed attempt: the reservation stays counted, and the attempt whose number reached
- * the threshold sets the lock (once: a lock already set is kept as it is).
+ * the threshold sets the lock (once: a lock already set is kept as it is). An attempt refused over
+ * the threshold sets it too when none is set (lockout.service.ts).
  */
 export async function lockAfterFailure(db: Db, input: { emailKey: string; lockUntil: number }): Promise<void> {
   await db

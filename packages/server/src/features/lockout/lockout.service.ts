@@ -32,9 +32,21 @@ function reservationOf(uow: UnitOfWork, emailKey: string, threshold: number, cou
   return { emailKey, number: count.failures, locked, refused: locked || count.failures > threshold, account: count.account };
 }
 
+/**
+ * An attempt over the threshold on an email whose lock is not set: the attempt that reached the
+ * threshold did not set it (it was a right password on an account that cannot sign in, so it gave
+ * its place back, or its settlement failed), while later ones had already counted past it. The
+ * refused attempt sets the lock, so it runs out like any other (spec §9: 30 minutes) instead of
+ * refusing the email until a reset or an administrator's unlock.
+ */
+async function lockedWhenRefused(uow: UnitOfWork, reservation: Reservation): Promise<Reservation> {
+  if (reservation.refused && !reservation.locked) await lockAfterFailure(uow.db, { emailKey: reservation.emailKey, lockUntil: uow.now + LOCK_MS });
+  return reservation;
+}
+
 /** Counts the attempt before any password is checked. */
 export async function reserve(uow: UnitOfWork, emailKey: string, threshold: number): Promise<Reservation> {
-  return reservationOf(uow, emailKey, threshold, await reserveAttemptWithAccount(uow.db, { emailKey, now: uow.now }));
+  return lockedWhenRefused(uow, reservationOf(uow, emailKey, threshold, await reserveAttemptWithAccount(uow.db, { emailKey, now: uow.now })));
 }
 
 /**
@@ -43,7 +55,7 @@ export async function reserve(uow: UnitOfWork, emailKey: string, threshold: numb
  */
 export async function reserveUnlessSso(uow: UnitOfWork, emailKey: string, domain: string, threshold: number): Promise<Reservation | 'ssoRequired'> {
   const count = await reserveAttemptUnlessSso(uow.db, { emailKey, now: uow.now, domain });
-  return count === undefined ? 'ssoRequired' : reservationOf(uow, emailKey, threshold, count);
+  return count === undefined ? 'ssoRequired' : lockedWhenRefused(uow, reservationOf(uow, emailKey, threshold, count));
 }
 
 /** A wrong password: the attempt stays counted; true when it was the one that reached the threshold (now locked). */

@@ -49,6 +49,38 @@ describe.skipIf(dbUnavailable)('lockout under parallel guesses (decision 0003)',
     if (!succeeded) expect((await postSignIn(t.app, account)).statusCode).toBe(423);
   });
 
+  it('sets the lock from a refused attempt when the one that reached the threshold gave its place back, so it runs out', async () => {
+    // The tenth attempt is a right password on an account that cannot sign in yet: it gives its
+    // place back, while an eleventh, a guess, had already counted past the threshold.
+    const account = await createTestUser(t, { verified: false });
+    for (let i = 0; i < 9; i++) await postSignIn(t.app, { email: account.email, password: `earlier ${i}` });
+    const passwords = t.app.passwords;
+    const verify = passwords.verify.bind(passwords);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let entered!: () => void;
+    const inside = new Promise<void>((resolve) => (entered = resolve));
+    passwords.verify = async (storedHash, hashPassword) => {
+      entered();
+      await held;
+      return verify(storedHash, hashPassword);
+    };
+    const tenth = postSignIn(t.app, account);
+    await inside;
+    const eleventh = await postSignIn(t.app, { email: account.email, password: 'a guess' });
+    release();
+    expect(eleventh.json()).toEqual({ errorMessage: 'accountLocked' });
+    expect((await tenth).json()).toEqual({ errorMessage: 'unverifiedAccount' });
+    passwords.verify = verify;
+
+    const count = await getFailureCount(t.db, normalizeEmail(account.email));
+    expect(count?.lockedUntil).toBe(t.clock.now() + 30 * 60 * 1000);
+    t.clock.advance(30 * 60 * 1000 + 1);
+    // The lock ran out: the count starts again, so a guess is a guess, not a lock.
+    expect((await postSignIn(t.app, { email: account.email, password: 'after the lock' })).json()).toEqual({ errorMessage: 'invalidCredentials' });
+    expect((await getFailureCount(t.db, normalizeEmail(account.email)))?.failures).toBe(1);
+  });
+
   it('does not count a right password as a failure, even on an account that cannot sign in yet', async () => {
     const account = await createTestUser(t, { verified: false });
     for (let i = 0; i < 15; i++) expect((await postSignIn(t.app, account)).json()).toEqual({ errorMessage: 'unverifiedAccount' });
