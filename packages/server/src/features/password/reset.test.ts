@@ -58,6 +58,70 @@ describe.skipIf(dbUnavailable)('POST /api/account/resetPassword', () => {
     expect(reset[0]).toMatchObject({ user_id: account.user.id, ip: '127.0.0.1', user_agent: 'lightMyRequest' });
   });
 
+  it('starts no session for a sign-in whose old password was being verified while the reset committed', async () => {
+    const account = await createTestUser(t);
+    const token = await requestResetToken(t, account.email);
+    // The sign-in reads the old hash, then waits in its verification while the reset commits.
+    const passwords = t.app.passwords;
+    const verify = passwords.verify.bind(passwords);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let entered!: () => void;
+    const inside = new Promise<void>((resolve) => (entered = resolve));
+    passwords.verify = async (storedHash, hashPassword) => {
+      entered();
+      await held;
+      return verify(storedHash, hashPassword);
+    };
+    const signingIn = postSignIn(t.app, account);
+    await inside;
+    passwords.verify = verify;
+    expect((await postReset(t, token, 'a brand new password')).statusCode).toBe(200);
+    release();
+
+    const answer = await signingIn;
+    expect(answer.statusCode).toBe(401);
+    expect(answer.json()).toEqual({ errorMessage: 'invalidCredentials' });
+    expect(answer.headers['set-cookie']).toBeUndefined();
+    expect(await t.db.selectFrom('sessions').select('id').where('user_id', '=', account.user.id).execute()).toEqual([]);
+    const emailKey = normalizeEmail(account.email);
+    expect(await listAuditEvents(t.db, { emailKey, type: 'signin.success' })).toEqual([]);
+    const refused = await listAuditEvents(t.db, { emailKey, type: 'signin.failure' });
+    expect(refused.map((event) => (JSON.parse(event.detail ?? '{}') as { reason?: string }).reason)).toEqual(['credentialsChanged']);
+    // The reset's password is the account's, and signs in.
+    expect((await postSignIn(t.app, { email: account.email, password: 'a brand new password' })).statusCode).toBe(200);
+  });
+
+  it('keeps the reset password when a sign-in with the old one was about to store it at a higher cost', async () => {
+    const account = await createTestUser(t);
+    const token = await requestResetToken(t, account.email);
+    const passwords = t.app.passwords;
+    const { verify, needsRehash } = { verify: passwords.verify.bind(passwords), needsRehash: passwords.needsRehash.bind(passwords) };
+    passwords.needsRehash = () => true;
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let entered!: () => void;
+    const inside = new Promise<void>((resolve) => (entered = resolve));
+    passwords.verify = async (storedHash, hashPassword) => {
+      entered();
+      await held;
+      return verify(storedHash, hashPassword);
+    };
+    try {
+      const signingIn = postSignIn(t.app, account);
+      await inside;
+      passwords.verify = verify;
+      expect((await postReset(t, token, 'a brand new password')).statusCode).toBe(200);
+      release();
+      expect((await signingIn).json()).toEqual({ errorMessage: 'invalidCredentials' });
+    } finally {
+      passwords.needsRehash = needsRehash;
+      passwords.verify = verify;
+    }
+    expect((await postSignIn(t.app, account)).json()).toEqual({ errorMessage: 'invalidCredentials' });
+    expect((await postSignIn(t.app, { email: account.email, password: 'a brand new password' })).statusCode).toBe(200);
+  });
+
   it('verifies the email of an unverified account: the link reached it', async () => {
     const account = await createTestUser(t, { verified: false });
     await postReset(t, await requestResetToken(t, account.email), 'a brand new password');

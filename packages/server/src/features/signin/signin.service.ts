@@ -5,10 +5,11 @@ import { unitOfWork } from '../../lib/unit-of-work.js';
 import { auditRow, recordAudit, type RequestMeta } from '../audit/audit.service.js';
 import { giveBack, reserveUnlessSso, settleFailure } from '../lockout/lockout.service.js';
 import { emailDomain } from '../organizations/organizations.service.js';
+import { CredentialsChanged } from '../sessions/session-start.repo.js';
 import { newSession, sessionIdOf, type StartedSession } from '../sessions/sessions.service.js';
 import { findPendingCredentials } from '../signup/signup.repo.js';
 import { lifetimeOf } from '../tokens/purposes.js';
-import { setPasswordHash } from '../users/users.repo.js';
+import { rehashPassword } from '../users/users.repo.js';
 import { writeSignInSuccess, type SignInSuccess } from './signin.repo.js';
 
 /**
@@ -124,14 +125,25 @@ export async function signInWithPassword(
     audit: auditRow(uow.now, { type: 'signin.success', meta, userId, emailKey, detail: { method: 'password' } }),
     endedSessionId: sessionIdOf(device.previousToken),
     session: session.row,
+    // The session starts only while the account still has the password just verified (and its
+    // email, and no deactivation): a reset that committed during the verification ended every
+    // session, and this one must not outlive it.
+    checked: { passwordHash: rehashed ?? storedHash, emailKey },
   };
-  if (rehashed === undefined) {
-    await writeSignInSuccess(deps.db, success);
-  } else {
-    await deps.db.transaction().execute(async (trx) => {
-      await setPasswordHash(trx, userId, rehashed, uow.now);
-      await writeSignInSuccess(trx, success);
-    });
+  try {
+    if (rehashed === undefined) {
+      await writeSignInSuccess(deps.db, success);
+    } else {
+      await deps.db.transaction().execute(async (trx) => {
+        await rehashPassword(trx, userId, { from: storedHash, to: rehashed }, uow.now);
+        await writeSignInSuccess(trx, success);
+      });
+    }
+  } catch (error) {
+    if (!(error instanceof CredentialsChanged)) throw error;
+    // The password checked is no longer the account's: to the caller, a wrong password.
+    await recordAudit(uow, { type: 'signin.failure', meta, userId, emailKey, detail: { reason: 'credentialsChanged', failures: attempt.number } });
+    throw new AppError('invalidCredentials');
   }
   return session.started;
 }

@@ -26,8 +26,12 @@ export async function setUserDeactivated(db: Db, id: string, at: number): Promis
   await db.updateTable('users').set({ deactivated_at: at, updated_at: at }).where('id', '=', id).execute();
 }
 
-export async function setPasswordHash(db: Db, id: string, passwordHash: string, at: number): Promise<void> {
-  await db.updateTable('users').set({ password_hash: passwordHash, updated_at: at }).where('id', '=', id).execute();
+/**
+ * Stores the same password's hash made at today's cost, only while the account still has the hash
+ * it replaces: a reset that committed meanwhile keeps its password.
+ */
+export async function rehashPassword(db: Db, id: string, hashes: { from: string; to: string }, at: number): Promise<void> {
+  await db.updateTable('users').set({ password_hash: hashes.to, updated_at: at }).where('id', '=', id).where('password_hash', '=', hashes.from).execute();
 }
 
 export interface NewUser {
