@@ -230,6 +230,27 @@ export function signInUrl(): string {
   return API_BASE + CALLS.signin.path;
 }
 
+/**
+ * Holds the next password verification of `t`'s app until `release()`: `inside` resolves once a
+ * request is waiting in it, so a test can commit something else meanwhile. Later verifications
+ * run as usual; `restore()` undoes it.
+ */
+export function holdNextPasswordCheck(t: TestApp): { inside: Promise<void>; release: () => void; restore: () => void } {
+  const passwords = t.app.passwords;
+  const verify = passwords.verify.bind(passwords);
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  let entered!: () => void;
+  const inside = new Promise<void>((resolve) => (entered = resolve));
+  passwords.verify = async (storedHash, hashPassword) => {
+    passwords.verify = verify;
+    entered();
+    await held;
+    return verify(storedHash, hashPassword);
+  };
+  return { inside, release, restore: () => (passwords.verify = verify) };
+}
+
 export async function postSignIn(app: FastifyInstance, body: { email: string; password: string; deviceId?: string }): Promise<LightMyRequestResponse> {
   const pair = xsrf();
   return app.inject({

@@ -1,6 +1,6 @@
 import { normalizeEmail } from '@foyer/contract';
 import { describe, expect, it } from 'vitest';
-import { createTestUser, dbUnavailable, postSignIn, useTestApp, type TestApp } from '../../../test/helpers.js';
+import { createTestUser, dbUnavailable, holdNextPasswordCheck, postSignIn, useTestApp, type TestApp } from '../../../test/helpers.js';
 import { getFailureCount } from './lockout.repo.js';
 
 /** Counts the verifications against a real stored hash (the dummy hash is not counted). */
@@ -54,24 +54,13 @@ describe.skipIf(dbUnavailable)('lockout under parallel guesses (decision 0003)',
     // place back, while an eleventh, a guess, had already counted past the threshold.
     const account = await createTestUser(t, { verified: false });
     for (let i = 0; i < 9; i++) await postSignIn(t.app, { email: account.email, password: `earlier ${i}` });
-    const passwords = t.app.passwords;
-    const verify = passwords.verify.bind(passwords);
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    let entered!: () => void;
-    const inside = new Promise<void>((resolve) => (entered = resolve));
-    passwords.verify = async (storedHash, hashPassword) => {
-      entered();
-      await held;
-      return verify(storedHash, hashPassword);
-    };
+    const check = holdNextPasswordCheck(t);
     const tenth = postSignIn(t.app, account);
-    await inside;
+    await check.inside;
     const eleventh = await postSignIn(t.app, { email: account.email, password: 'a guess' });
-    release();
+    check.release();
     expect(eleventh.json()).toEqual({ errorMessage: 'accountLocked' });
     expect((await tenth).json()).toEqual({ errorMessage: 'unverifiedAccount' });
-    passwords.verify = verify;
 
     const count = await getFailureCount(t.db, normalizeEmail(account.email));
     expect(count?.lockedUntil).toBe(t.clock.now() + 30 * 60 * 1000);

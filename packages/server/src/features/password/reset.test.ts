@@ -7,6 +7,7 @@ import {
   createTestUser,
   dbUnavailable,
   getSession,
+  holdNextPasswordCheck,
   newDeviceId,
   postSignIn,
   sessionCookieName,
@@ -62,22 +63,11 @@ describe.skipIf(dbUnavailable)('POST /api/account/resetPassword', () => {
     const account = await createTestUser(t);
     const token = await requestResetToken(t, account.email);
     // The sign-in reads the old hash, then waits in its verification while the reset commits.
-    const passwords = t.app.passwords;
-    const verify = passwords.verify.bind(passwords);
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    let entered!: () => void;
-    const inside = new Promise<void>((resolve) => (entered = resolve));
-    passwords.verify = async (storedHash, hashPassword) => {
-      entered();
-      await held;
-      return verify(storedHash, hashPassword);
-    };
+    const check = holdNextPasswordCheck(t);
     const signingIn = postSignIn(t.app, account);
-    await inside;
-    passwords.verify = verify;
+    await check.inside;
     expect((await postReset(t, token, 'a brand new password')).statusCode).toBe(200);
-    release();
+    check.release();
 
     const answer = await signingIn;
     expect(answer.statusCode).toBe(401);
@@ -96,27 +86,18 @@ describe.skipIf(dbUnavailable)('POST /api/account/resetPassword', () => {
     const account = await createTestUser(t);
     const token = await requestResetToken(t, account.email);
     const passwords = t.app.passwords;
-    const { verify, needsRehash } = { verify: passwords.verify.bind(passwords), needsRehash: passwords.needsRehash.bind(passwords) };
+    const needsRehash = passwords.needsRehash.bind(passwords);
     passwords.needsRehash = () => true;
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    let entered!: () => void;
-    const inside = new Promise<void>((resolve) => (entered = resolve));
-    passwords.verify = async (storedHash, hashPassword) => {
-      entered();
-      await held;
-      return verify(storedHash, hashPassword);
-    };
+    const check = holdNextPasswordCheck(t);
     try {
       const signingIn = postSignIn(t.app, account);
-      await inside;
-      passwords.verify = verify;
+      await check.inside;
       expect((await postReset(t, token, 'a brand new password')).statusCode).toBe(200);
-      release();
+      check.release();
       expect((await signingIn).json()).toEqual({ errorMessage: 'invalidCredentials' });
     } finally {
       passwords.needsRehash = needsRehash;
-      passwords.verify = verify;
+      check.restore();
     }
     expect((await postSignIn(t.app, account)).json()).toEqual({ errorMessage: 'invalidCredentials' });
     expect((await postSignIn(t.app, { email: account.email, password: 'a brand new password' })).statusCode).toBe(200);
