@@ -2,7 +2,17 @@ import { normalizeEmail } from '@foyer/contract';
 import { describe, expect, it } from 'vitest';
 import { postJson, signedUp } from '../../../test/account-entry.js';
 import { TRANSFER_URL, signInWithGoogle, useGoogleTestApp } from '../../../test/google.js';
-import { dbUnavailable, getSession, MINUTE, newDeviceId, sessionCookieName, setCookie, uniqueEmail } from '../../../test/helpers.js';
+import {
+  createTestUser,
+  dbUnavailable,
+  getSession,
+  MINUTE,
+  newDeviceId,
+  sessionCookieName,
+  setCookie,
+  signIn,
+  uniqueEmail,
+} from '../../../test/helpers.js';
 import { randomToken, sha256Hex } from '../../lib/crypto.js';
 import { listAuditEvents } from '../audit/audit.repo.js';
 
@@ -37,6 +47,17 @@ describe.skipIf(dbUnavailable)('transfer tokens for native apps (decision 0019)'
     const again = await postJson(t, TRANSFER_URL, { token, deviceId: newDeviceId() });
     expect(again.statusCode).toBe(400);
     expect(again.json()).toEqual({ errorMessage: 'ssoTransferFailed' });
+  });
+
+  it('ends the session the browser held before: no token outlives a new sign-in', async () => {
+    const earlier = await createTestUser(t);
+    const before = await signIn(t.app, earlier);
+    const token = await transferToken();
+    const deviceId = newDeviceId();
+    const exchanged = await postJson(t, TRANSFER_URL, { token, deviceId }, { cookies: { [sessionCookieName(t.config)]: before.otter } });
+    expect(exchanged.statusCode).toBe(200);
+    expect((await getSession(t, before.otter, before.deviceId)).statusCode).toBe(401);
+    expect((await getSession(t, exchanged.json<{ otter: string }>().otter, deviceId)).statusCode).toBe(200);
   });
 
   it("records the client's authentication period with the token it was issued for", async () => {
