@@ -1,5 +1,6 @@
 import { normalizeEmail, routePath, type Locale } from '@foyer/contract';
 import { sql } from 'kysely';
+import { takeTurns } from '../../db/take-turns.js';
 import type { Deps } from '../../deps.js';
 import { randomToken, sha256Hex } from '../../lib/crypto.js';
 import { AppError } from '../../lib/errors.js';
@@ -44,7 +45,8 @@ async function queueResetMail(uow: UnitOfWork, deps: Deps, user: UserRow, locale
 
 /**
  * What the no-mail path does instead of queueResetMail, so both cost about the same (measured in
- * password.timing.test.ts; ASVS V6.3.8): the same token generation and hashing, an UPDATE of
+ * password.timing.test.ts; ASVS V6.3.8): the same token generation and hashing, the issuers' turn
+ * (on a key of its own), an UPDATE of
  * email_tokens like issueToken's (matching no row here), and the same queueMail, whose outbox row
  * is rolled back under a savepoint at once. The database does the known path's largest write and keeps
  * nothing: no row is committed, so nothing is ever sent.
@@ -52,6 +54,8 @@ async function queueResetMail(uow: UnitOfWork, deps: Deps, user: UserRow, locale
 async function equalWork(uow: UnitOfWork, deps: Deps, email: string, locale: Locale): Promise<void> {
   const token = randomToken();
   const { db } = uow;
+  // issueToken's turn, on a key no issuer uses.
+  await takeTurns(db, `email_tokens:${sha256Hex(token)}:passwordReset`);
   await db
     .updateTable('email_tokens')
     .set({ used_at: uow.now, ended_reason: 'superseded' })

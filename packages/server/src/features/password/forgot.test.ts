@@ -96,6 +96,21 @@ describe.skipIf(dbUnavailable)('POST /api/account/forgotPassword', () => {
     expect((await postReset(t, second, 'a brand new password')).statusCode).toBe(200);
   });
 
+  it('leaves exactly one live link when five requests for one email arrive at once', async () => {
+    const { user, email } = await createTestUser(t);
+    const answers = await Promise.all(Array.from({ length: 5 }, () => postForgot(t, { email }, { remoteAddress: randomAddress() })));
+    expect(answers.map((answer) => answer.statusCode)).toEqual([200, 200, 200, 200, 200]);
+    const tokens = await t.db
+      .selectFrom('email_tokens')
+      .select(['used_at', 'ended_reason'])
+      .where('user_id', '=', user.id)
+      .where('purpose', '=', 'passwordReset')
+      .execute();
+    expect(tokens).toHaveLength(5);
+    expect(tokens.filter((token) => token.used_at === null)).toHaveLength(1);
+    expect(tokens.filter((token) => token.ended_reason === 'superseded')).toHaveLength(4);
+  });
+
   it('sends an unverified account a link too (the link proves the address)', async () => {
     const { email } = await createTestUser(t, { verified: false });
     expect((await postForgot(t, { email })).statusCode).toBe(200);

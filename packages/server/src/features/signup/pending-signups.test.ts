@@ -116,6 +116,14 @@ describe.skipIf(dbUnavailable)('pending sign-ups (decision 0014)', () => {
     expect((await signUpWith(t, owner.email, 'next day one', { firstName: 'A', lastName: 'B' }, '198.51.100.100')).statusCode).toBe(200);
     expect(await mailsTo(t, owner.email, 'signupAttempt')).toHaveLength(4);
   });
+
+  it('keeps the notice cap when five sign-ups of a known email arrive at once', async () => {
+    const owner = await createTestUser(t);
+    const body = (i: number) => signUpBody({ email: owner.email, hashPassword: sha256Hex(`parallel password ${i}`), firstName: 'A', lastName: 'B' });
+    const answers = await Promise.all([0, 1, 2, 3, 4].map((i) => postSignUp(t, body(i), { remoteAddress: `198.51.100.${150 + i}` })));
+    expect(answers.map((answer) => answer.statusCode)).toEqual([200, 200, 200, 200, 200]);
+    expect(await mailsTo(t, owner.email, 'signupAttempt')).toHaveLength(3);
+  });
 });
 
 describe.skipIf(dbUnavailable)('the server-side password floor', () => {

@@ -1,5 +1,6 @@
 import { ROUTES, SIGNUP_SOURCES, normalizeEmail, routePath, type Locale } from '@foyer/contract';
 import { isUniqueViolation } from '../../db/errors.js';
+import { takeTurns } from '../../db/take-turns.js';
 import type { Deps } from '../../deps.js';
 import { randomId } from '../../lib/crypto.js';
 import { AppError } from '../../lib/errors.js';
@@ -68,6 +69,8 @@ export async function queueVerification(
  * notice into a mail bomb. Past the cap the sign-up answers the same and mails nothing.
  */
 async function queueSignupNotice(uow: UnitOfWork, deps: Deps, user: UserRow, requestLocale: Locale): Promise<boolean> {
+  // Sign-ups of one email racing each other count one after another, so the cap holds exactly.
+  await takeTurns(uow.db, `signup_notices:${user.email_key}`);
   if ((await countNotices(uow.db, user.email_key, uow.now - DAY_MS)) >= NOTICES_PER_DAY) return false;
   await queueMail(uow, deps.config, {
     to: user.email,

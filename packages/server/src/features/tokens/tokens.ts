@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { Db, EmailTokensTable } from '../../db/schema.js';
+import { takeTurns } from '../../db/take-turns.js';
 import { randomToken, sha256Hex } from '../../lib/crypto.js';
 import { AppError } from '../../lib/errors.js';
 import type { UnitOfWork } from '../../lib/unit-of-work.js';
@@ -60,8 +61,18 @@ export function newToken(
   return { token, row };
 }
 
-/** Stores a token's row, ending the earlier unused ones it replaces (see `issueToken`). */
+/**
+ * Stores a token's row, ending the earlier unused ones it replaces (see `issueToken`), in one
+ * transaction (the caller's, or its own). Issuers of one account's links of one purpose take
+ * turns, so of parallel requests (a reset asked for five times at once, on one instance or many)
+ * each ends the one before it and only the newest stays live.
+ */
 export async function storeToken(db: Db, row: TokenRow): Promise<void> {
+  if (!db.isTransaction) {
+    await db.transaction().execute((trx) => storeToken(trx, row));
+    return;
+  }
+  await takeTurns(db, `email_tokens:${row.user_id}:${row.purpose}`);
   await supersedeOpenTokens(db, { userId: row.user_id, purpose: row.purpose, signupId: row.signup_id, now: row.created_at });
   await db.insertInto('email_tokens').values(row).execute();
 }
