@@ -342,7 +342,7 @@ export const CALLS = {
     errors: ['invalidToken', 'tokenExpired'],
   },
   // notFound while no Google client is configured (decision 0019)
-  socialAuth: { ...CALL_PATHS.socialAuth, body: SocialAuthBody, response: SocialAuthResponse, errors: ['notFound', 'invalidState'] },
+  socialAuth: { ...CALL_PATHS.socialAuth, body: SocialAuthBody, response: SocialAuthResponse, errors: ['notFound', 'invalidState', 'rateLimitExeeded'] },
   googleExchange: {
     ...CALL_PATHS.googleExchange,
     body: GoogleExchangeBody,
