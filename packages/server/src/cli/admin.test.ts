@@ -58,6 +58,8 @@ describe.skipIf(dbUnavailable)('admin CLI', () => {
     const cases: Array<[string[], RegExp]> = [
       [['--email', 'not-an-email', '--password', 'long enough', '--first-name', 'A', '--last-name', 'B'], /email address is not valid/],
       [['--email', uniqueEmail(), '--password', 'short', '--first-name', 'A', '--last-name', 'B'], /password must be 8/],
+      [['--email', uniqueEmail(), '--password', 'password', '--first-name', 'A', '--last-name', 'B'], /most common passwords/],
+      [['--email', uniqueEmail(), '--password', 'aaaaaaaaaa', '--first-name', 'A', '--last-name', 'B'], /most common passwords/],
       [['--email', uniqueEmail(), '--password', 'long enough', '--first-name', '  ', '--last-name', 'B'], /first name/],
       [['--email', uniqueEmail(), '--password', 'long enough', '--first-name', 'A', '--last-name', ''], /last name/],
       // The rules of every call's PersonName: at most 100 characters, no control character.

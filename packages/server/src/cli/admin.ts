@@ -12,6 +12,7 @@ import { unitOfWork } from '../lib/unit-of-work.js';
 import { CreateUserError, createUser, deactivateUser, type CreateUserProblem } from '../features/users/users.service.js';
 import { systemClock } from '../lib/clock.js';
 import { sha256Hex } from '../lib/crypto.js';
+import { isCommonPassword } from '../lib/password-floor.js';
 import { createPasswordHasher } from '../lib/passwords.js';
 import { EXIT, UsageError, parse, required, type AdminCommand, type AdminIo } from './args.js';
 import { AUDIT_COMMANDS, AUDIT_USAGE } from './audit-commands.js';
@@ -58,6 +59,11 @@ async function userCreate(args: string[], io: AdminIo): Promise<number> {
   const lastName = required(values, 'last-name');
   if (!passwordLengthOk(password)) {
     io.stderr(`Error: the password must be ${LIMITS.minPasswordLength} to ${LIMITS.maxPasswordLength} characters\n`);
+    return EXIT.failed;
+  }
+  // The floor sign-up, setup and reset keep (decision 0014): an operator's password is no exception.
+  if (isCommonPassword(sha256Hex(password))) {
+    io.stderr('Error: the password is one of the most common passwords; choose another\n');
     return EXIT.failed;
   }
   try {
