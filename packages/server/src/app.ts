@@ -36,7 +36,7 @@ import { echoRequestId, loggerOptions, requestIdOptions, REQUEST_ID_HEADER, type
 import { createPasswordHasher, type PasswordHasher } from './lib/passwords.js';
 import { registerOpenApi } from './lib/openapi.js';
 import { registerRateLimits } from './lib/rate-limit.js';
-import { registerSecurityHeaders } from './lib/security-headers.js';
+import { registerSecurityHeaders, securityHeadersFor } from './lib/security-headers.js';
 import { fastifyTrustProxy } from './lib/trust-proxy.js';
 import { xsrfPlugin } from './lib/xsrf.js';
 
@@ -55,6 +55,7 @@ const BODY_LIMIT_BYTES = 64 * 1024;
 
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config, db } = options;
+  const securityHeaders = securityHeadersFor(config);
   const app = Fastify({
     logger: loggerOptions(config, options.logStream),
     ...requestIdOptions(),
@@ -68,19 +69,20 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // answer them in the same code-only shape.
     frameworkErrors: (_error, request, reply: FastifyReply) => {
       const body: ErrorBody = { errorMessage: 'invalidRequest' };
-      // No hook runs for these, so the no-store of every API answer (security-headers.ts) is set here.
-      void reply.code(400).header('cache-control', 'no-store').header(REQUEST_ID_HEADER, request.id).send(body);
+      // No hook runs for these, so the security headers and the no-store of every API answer
+      // (security-headers.ts) are set here.
+      void reply.code(400).headers(securityHeaders).header('cache-control', 'no-store').header(REQUEST_ID_HEADER, request.id).send(body);
     },
     // A request that arrives while the service stops is refused in the contract's shape
     // (closeConnectionsWhileStopping), not in Fastify's own.
     return503OnClosing: false,
     // What Node's HTTP parser refuses never reaches a route: answered in the same shape.
-    clientErrorHandler: answerClientError,
+    clientErrorHandler: (error, socket) => answerClientError(error, socket, securityHeaders),
     // Emailed-link tokens travel as path parameters of up to 200 characters (contract Token).
     routerOptions: { maxParamLength: 200 },
   }).withTypeProvider<ZodTypeProvider>();
   capConnections(app, config);
-  closeConnectionsWhileStopping(app);
+  closeConnectionsWhileStopping(app, securityHeaders);
 
   // Decision 0017: a call's body is JSON (a SAML response is a form, sso.routes.ts). Text is
   // refused with 415 as any other type is, not handed to the schema as a string; a JSON body of
@@ -122,7 +124,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Decision 0026: a span per request, only where traces are exported; before the routes, which it wraps.
   if (config.tracing !== undefined) registerHttpSpans(app);
   if (metrics !== undefined && config.metricsToken !== undefined) registerMetrics(app, metrics, config.metricsToken);
-  await registerSecurityHeaders(app, config);
+  await registerSecurityHeaders(app, config, securityHeaders);
   await app.register(fastifyCookie);
   await app.register(xsrfPlugin, { config });
 

@@ -133,6 +133,9 @@ describe.skipIf(dbUnavailable)("requests Node's HTTP parser refuses", () => {
       const [head = '', body] = answer.split('\r\n\r\n');
       expect(head.split('\r\n')[0], name).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
       expect(head.toLowerCase(), name).toContain('content-type: application/json');
+      // The security headers of every answer, though no hook runs for these.
+      expect(head.toLowerCase(), name).toContain("content-security-policy: default-src 'self'");
+      expect(head.toLowerCase(), name).toContain('x-content-type-options: nosniff');
       expect(JSON.parse(body ?? ''), name).toEqual({ errorMessage: 'invalidRequest' });
     }
   });
@@ -171,6 +174,8 @@ describe.skipIf(dbUnavailable)('a request that arrives while the service stops',
       expect(headers).toMatch(/x-request-id: \S+/);
       expect(headers).toContain('cache-control: no-store');
       expect(headers).toContain('connection: close');
+      expect(headers).toContain("content-security-policy: default-src 'self'");
+      expect(headers).toContain('referrer-policy: no-referrer');
     } finally {
       await (closing ?? t.close());
     }

@@ -62,13 +62,14 @@ const STOPPING_SWEEP_MS = 100;
  * balancer retries it on another instance. (Fastify's own refusal, `return503OnClosing`, which
  * app.ts turns off, answered in its own shape without any of these.)
  */
-export function closeConnectionsWhileStopping(app: FastifyInstance): void {
+export function closeConnectionsWhileStopping(app: FastifyInstance, securityHeaders: Readonly<Record<string, string>> = {}): void {
   let stopping = false;
   let sweep: NodeJS.Timeout | undefined;
   app.addHook('onRequest', async (request, reply) => {
     if (!stopping) return undefined;
     void reply
       .code(503)
+      .headers(securityHeaders)
       .header('retry-after', String(UNAVAILABLE_RETRY_AFTER_SECONDS))
       .header('cache-control', 'no-store')
       .header(REQUEST_ID_HEADER, request.id)
@@ -99,7 +100,7 @@ const REQUEST_TIMEOUT = 'ERR_HTTP_REQUEST_TIMEOUT';
  * request past its deadline): answered in the contract's code-only shape, like every other refusal,
  * and the connection closed, since what follows on it cannot be trusted to start a request.
  */
-export function answerClientError(error: Error & { code?: string }, socket: Socket): void {
+export function answerClientError(error: Error & { code?: string }, socket: Socket, securityHeaders: Readonly<Record<string, string>> = {}): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
   const status = error.code === HEADER_OVERFLOW ? 431 : error.code === REQUEST_TIMEOUT ? 408 : 400;
   const body = JSON.stringify({ errorMessage: 'invalidRequest' } satisfies ErrorBody);
@@ -113,6 +114,7 @@ export function answerClientError(error: Error & { code?: string }, socket: Sock
       'Content-Type: application/json; charset=utf-8',
       `Content-Length: ${Buffer.byteLength(body)}`,
       'Cache-Control: no-store',
+      ...Object.entries(securityHeaders).map(([name, value]) => `${name}: ${value}`),
       'Connection: close',
       '',
       body,

@@ -22,10 +22,27 @@ const RECAPTCHA_FRAME_SOURCES = ['https://www.google.com/recaptcha/', 'https://r
  * would pin the browser to https for every local project). Also refuses requests whose headers
  * carry characters HTTP forbids, and keeps API answers out of every cache (decision 0015).
  */
-export async function registerSecurityHeaders(app: FastifyInstance, config: Config): Promise<void> {
+export async function registerSecurityHeaders(app: FastifyInstance, config: Config, headers = securityHeadersFor(config)): Promise<void> {
+  // The headers are the same for every answer, so they are worked out once at boot: helmet's
+  // Fastify plugin rebuilds the middleware and re-parses the policy on every request, which cost
+  // a tenth of the session check's main thread (bench/README.md).
+  app.addHook('onRequest', (_request, reply, done) => {
+    void reply.headers(headers);
+    done();
+  });
+  refuseForbiddenHeaderCharacters(app);
+  forbidCachingOfAccountAnswers(app);
+}
+
+/**
+ * The security headers of every answer, for this configuration. Also for the answers no hook
+ * sees: what the router refuses before routing, what Node's HTTP parser refuses, and what a
+ * stopping service refuses (app.ts, http-server.ts).
+ */
+export function securityHeadersFor(config: Config): Record<string, string> {
   // Decision 0025: the tag manager's and the support widget's sources, when they are configured.
   const third = thirdPartySources(config);
-  const headers = helmetHeaders({
+  return helmetHeaders({
     contentSecurityPolicy: {
       useDefaults: false,
       directives: {
@@ -53,15 +70,6 @@ export async function registerSecurityHeaders(app: FastifyInstance, config: Conf
     strictTransportSecurity: isDeployed(config.env) ? { maxAge: ONE_YEAR_S, includeSubDomains: true } : false,
     xContentTypeOptions: true,
   });
-  // The headers are the same for every answer, so they are worked out once at boot: helmet's
-  // Fastify plugin rebuilds the middleware and re-parses the policy on every request, which cost
-  // a tenth of the session check's main thread (bench/README.md).
-  app.addHook('onRequest', (_request, reply, done) => {
-    void reply.headers(headers);
-    done();
-  });
-  refuseForbiddenHeaderCharacters(app);
-  forbidCachingOfAccountAnswers(app);
 }
 
 /**

@@ -181,6 +181,10 @@ describe.skipIf(dbUnavailable)('the web app', () => {
     const response = await t.app.inject({ method: 'GET', url: '/%' });
     expect(response.statusCode).toBe(400);
     expect(response.json()).toEqual({ errorMessage: 'invalidRequest' });
+    // Refused before routing, where no hook runs: the security headers all the same.
+    expect(String(response.headers['content-security-policy'])).toContain("frame-ancestors 'none'");
+    expect(response.headers['x-content-type-options']).toBe('nosniff');
+    expect(response.headers['x-frame-options']).toBe('DENY');
   });
 
   it('sends the security headers on pages and API answers alike', async () => {
