@@ -41,7 +41,7 @@ function logThreadpool(log: FastifyBaseLogger, deployed: boolean): void {
 
 async function main(): Promise<void> {
   // Decision 0019: locally, without GOOGLE_CLIENT_ID, Google sign-in goes to a stand-in provider.
-  const { config, standIn } = await withGoogleStandIn(readConfig());
+  const { config, standIn, refused: standInRefused } = await withGoogleStandIn(readConfig());
   // The app's logger exists only once the app is built, after migrations; the pool needs its
   // listener from the start.
   const logger: { current?: FastifyBaseLogger } = {};
@@ -70,6 +70,7 @@ async function main(): Promise<void> {
   if (standIn !== undefined) {
     app.log.info({ issuer: standIn.issuer }, 'Google sign-in goes to the local stand-in provider (FOYER_ENV=local without GOOGLE_CLIENT_ID)');
   }
+  if (standInRefused !== undefined) app.log.warn(standInRefused);
   logThreadpool(app.log, isDeployed(config.env));
   if (config.tracing !== undefined) {
     app.log.info({ collector: new URL(config.tracing.tracesUrl).origin, service: config.tracing.serviceName }, 'traces are exported over OTLP/HTTP');

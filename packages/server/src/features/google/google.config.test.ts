@@ -56,6 +56,22 @@ describe('Google configuration (decision 0019)', () => {
     }
   });
 
+  it('starts no stand-in on a bind beyond loopback: Google sign-in is off, with a reason for the log', async () => {
+    for (const host of ['0.0.0.0', '::', '192.0.2.10']) {
+      const config = load({ FOYER_ENV: 'local', HOST: host, GOOGLE_STAND_IN_PORT: '0' });
+      const booted = await withGoogleStandIn(config);
+      expect(booted.standIn, host).toBeUndefined();
+      expect(booted.config.google, host).toBeUndefined();
+      expect(booted.refused, host).toContain(`HOST=${host} is not a loopback address`);
+    }
+    const { standIn } = await withGoogleStandIn(load({ FOYER_ENV: 'local', HOST: '127.0.0.1', GOOGLE_STAND_IN_PORT: '0' }));
+    try {
+      expect(standIn).toBeDefined();
+    } finally {
+      await standIn?.close();
+    }
+  });
+
   it('uses a configured client locally instead of the stand-in', async () => {
     const config = load({ FOYER_ENV: 'local', ...CLIENT });
     expect(config.google?.kind).toBe('client');

@@ -1,4 +1,5 @@
 import type { Config } from '../../config.js';
+import { isLoopbackHost } from '../../lib/loopback.js';
 import { googleRedirectUri } from './google.client.js';
 import type { StandIn } from './stand-in.js';
 
@@ -8,8 +9,17 @@ import type { StandIn } from './stand-in.js';
  * configuration is returned as it is. The stand-in's module, and oidc-provider with it, is loaded
  * only here and only then, so no other environment ever runs it.
  */
-export async function withGoogleStandIn(config: Config): Promise<{ config: Config; standIn?: StandIn }> {
+export async function withGoogleStandIn(config: Config): Promise<{ config: Config; standIn?: StandIn; refused?: string }> {
   if (config.google?.kind !== 'standIn' || config.env !== 'local') return { config };
+  // Its page signs anyone in as any email it is given, so only the developer may reach it: on a
+  // bind beyond loopback (a container's 0.0.0.0, a LAN address) Google sign-in is off instead,
+  // as the dev mailbox is (decision 0012).
+  if (!isLoopbackHost(config.host)) {
+    return {
+      config: { ...config, google: undefined },
+      refused: `HOST=${config.host} is not a loopback address: the local Google stand-in is not started and Google sign-in is off; bind to 127.0.0.1 or set GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET`,
+    };
+  }
   const { startStandIn } = await import('./stand-in.js');
   let standIn: StandIn;
   try {

@@ -1,9 +1,9 @@
-import { BlockList, isIP } from 'node:net';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { NO_CONTROL_CHARACTERS } from '@foyer/contract';
 import { z } from 'zod';
 import type { Config } from '../../config.js';
 import { AppError } from '../../lib/errors.js';
+import { isLoopbackHost } from '../../lib/loopback.js';
 import { READ_ERRORS } from '../../lib/http-schemas.js';
 import { linksIn } from './mail.transports.js';
 import { escapeHtml } from './mail.template.js';
@@ -11,19 +11,6 @@ import { findDevMailboxMessage, listDevMailbox, type DevMailboxRow } from './out
 
 export const DEV_MAILBOX_PATH = '/dev/mailbox';
 const SHOWN = 100;
-
-const LOOPBACK = new BlockList();
-LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
-LOOPBACK.addAddress('::1', 'ipv6');
-LOOPBACK.addSubnet('::ffff:127.0.0.0', 104, 'ipv6');
-
-/** 127.0.0.0/8, ::1 (in any spelling) or `localhost`: reachable from this machine only. */
-export function isLoopbackHost(host: string): boolean {
-  const bare = host.replace(/^\[(.*)\]$/, '$1').toLowerCase();
-  if (bare === 'localhost') return true;
-  const family = isIP(bare);
-  return family !== 0 && LOOPBACK.check(bare, family === 4 ? 'ipv4' : 'ipv6');
-}
 
 /**
  * Only where nobody but the developer can reach it: the local environment bound to a loopback
