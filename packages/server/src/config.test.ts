@@ -49,6 +49,9 @@ describe('loadConfig', () => {
     expect(load({ DATABASE_URL: 'postgresql://u@db/foyer' }).database.kind).toBe('postgres');
     expect(load({ DATABASE_URL: 'sqlite:./x.db' }).database).toEqual({ kind: 'sqlite', filename: '/srv/foyer/x.db' });
     expect(load({ DATABASE_URL: '/var/lib/foyer.db' }).database).toEqual({ kind: 'sqlite', filename: '/var/lib/foyer.db' });
+    // A socket's empty host parses, as the driver reads it; what no driver can read stops the boot.
+    expect(load({ DATABASE_URL: 'postgres://u@/foyer?host=/var/run/postgresql' }).database.kind).toBe('postgres');
+    expect(() => load({ DATABASE_URL: 'postgres://[bad' })).toThrow('Invalid configuration: DATABASE_URL: is not a valid PostgreSQL connection URL');
   });
 
   it('applies FLAGS overrides over the spec defaults', () => {

@@ -392,8 +392,16 @@ function parseServerUrls(text: string | undefined): ServerUrls {
   return Object.fromEntries(Object.entries(parsed.data).map(([kind, url]) => [kind, url.replace(/\/$/, '')])) as ServerUrls;
 }
 
+/** Whether a PostgreSQL connection string parses as the driver parses it (a socket's empty host, `user@/db`, included). */
+function parsesAsPostgresUrl(value: string): boolean {
+  return URL.canParse(value) || URL.canParse(value.replace('@/', '@localhost/'));
+}
+
 function parseDatabaseUrl(value: string, cwd: string, poolSize: number | undefined): DatabaseConfig {
-  if (/^postgres(ql)?:\/\//.test(value)) return { kind: 'postgres', connectionString: value, ...(poolSize === undefined ? {} : { poolSize }) };
+  if (/^postgres(ql)?:\/\//.test(value)) {
+    if (!parsesAsPostgresUrl(value)) throw new ConfigError('Invalid configuration: DATABASE_URL: is not a valid PostgreSQL connection URL');
+    return { kind: 'postgres', connectionString: value, ...(poolSize === undefined ? {} : { poolSize }) };
+  }
   const path = value.replace(/^sqlite:(\/\/)?/, '');
   if (path === ':memory:') return { kind: 'sqlite', filename: path };
   return { kind: 'sqlite', filename: isAbsolute(path) ? path : resolve(cwd, path) };

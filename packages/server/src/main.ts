@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import { buildApp } from './app.js';
+import { bootFailureText } from './lib/boot-failure.js';
 import { startIdleCollection } from './lib/idle-collection.js';
 import { commonPasswordCount } from './lib/password-floor.js';
 import { ConfigError, isDeployed, loadConfig, type Config } from './config.js';
@@ -127,6 +128,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error('Foyer failed to start:', error);
+  const text = bootFailureText(error);
+  if (text === undefined) console.error('Foyer failed to start:', error);
+  else console.error(`Foyer failed to start: ${text}`);
   process.exit(1);
 });

@@ -1,7 +1,8 @@
 import type { Config } from '../../config.js';
+import { BootError } from '../../lib/boot-failure.js';
 import { isLoopbackHost } from '../../lib/loopback.js';
 import { googleRedirectUri } from './google.client.js';
-import type { StandIn } from './stand-in.js';
+import type { StandIn, startStandIn as StartStandIn } from './stand-in.js';
 
 /**
  * Decision 0019: with FOYER_ENV=local and no GOOGLE_CLIENT_ID (config.google is `standIn`), starts
@@ -20,13 +21,23 @@ export async function withGoogleStandIn(config: Config): Promise<{ config: Confi
       refused: `HOST=${config.host} is not a loopback address: the local Google stand-in is not started and Google sign-in is off; bind to 127.0.0.1 or set GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET`,
     };
   }
-  const { startStandIn } = await import('./stand-in.js');
+  let startStandIn: typeof StartStandIn;
+  try {
+    ({ startStandIn } = await import('./stand-in.js'));
+  } catch (error) {
+    // oidc-provider is a development dependency: a production install (`npm ci --omit=dev`)
+    // started without FOYER_ENV runs as local.
+    throw new BootError(
+      'the local Google stand-in needs the development dependencies (oidc-provider), which this install lacks: set FOYER_ENV for a deployed environment, or GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET, or install them',
+      { cause: error },
+    );
+  }
   let standIn: StandIn;
   try {
     standIn = await startStandIn({ host: config.host, port: config.google.port, redirectUris: [googleRedirectUri(config.publicUrl)] });
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    throw new Error(
+    throw new BootError(
       `the local Google stand-in could not start on port ${config.google.port} (${reason}): set GOOGLE_STAND_IN_PORT to a free port, or GOOGLE_CLIENT_ID and GOOGLE_CLIENT_SECRET`,
       { cause: error },
     );
