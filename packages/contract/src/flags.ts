@@ -45,6 +45,34 @@ export function parseFlagOverrides(text: string | undefined): Partial<Flags> {
   return out as Partial<Flags>;
 }
 
+/**
+ * What is wrong with a `FLAGS` text, one line per pair `parseFlagOverrides` would pass over: not
+ * `name=value`, a name that is no flag, a value of the wrong kind. Empty when every pair counts.
+ */
+export function flagOverrideProblems(text: string): string[] {
+  const problems: string[] = [];
+  for (const pair of text.split(',')) {
+    if (pair.trim() === '') continue;
+    const [rawName, rawValue, ...rest] = pair.split('=');
+    const name = rawName?.trim() ?? '';
+    if (name === '' || rawValue === undefined || rest.length > 0) {
+      problems.push(`"${pair.trim()}" is not name=value`);
+      continue;
+    }
+    if (!(name in FLAG_DEFAULTS)) {
+      problems.push(`${name} is not a flag (${Object.keys(FLAG_DEFAULTS).join(', ')})`);
+      continue;
+    }
+    const value = rawValue.trim();
+    if (typeof FLAG_DEFAULTS[name as FlagName] === 'number') {
+      if (value === '' || !Number.isFinite(Number(value))) problems.push(`${name} takes a number, not "${value}"`);
+    } else if (value !== 'true' && value !== 'false') {
+      problems.push(`${name} takes true or false, not "${value}"`);
+    }
+  }
+  return problems;
+}
+
 /** Spec §9: constants the screens and the service share. */
 export const LIMITS = {
   minPasswordLength: 8,

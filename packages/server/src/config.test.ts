@@ -55,10 +55,16 @@ describe('loadConfig', () => {
   });
 
   it('applies FLAGS overrides over the spec defaults', () => {
-    const flags = load({ FLAGS: 'discourse-sso=false,requests-version=2,unknown=true' }).flags;
+    const flags = load({ FLAGS: 'discourse-sso=false, requests-version=2' }).flags;
     expect(flags['discourse-sso']).toBe(false);
     expect(flags['requests-version']).toBe(2);
-    expect(flags).not.toHaveProperty('unknown');
+  });
+
+  it('refuses a FLAGS pair that would never take effect, naming it', () => {
+    expect(() => load({ FLAGS: 'discourse-sso=false,unknown=true' })).toThrow(/FLAGS: unknown is not a flag \(.*discourse-sso.*\)/);
+    expect(() => load({ FLAGS: 'discourse-sso=yes' })).toThrow('FLAGS: discourse-sso takes true or false, not "yes"');
+    expect(() => load({ FLAGS: 'requests-version=two' })).toThrow('FLAGS: requests-version takes a number, not "two"');
+    expect(() => load({ FLAGS: 'nonsense' })).toThrow('FLAGS: "nonsense" is not name=value');
   });
 
   it('names the variable in every error', () => {

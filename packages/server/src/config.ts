@@ -11,6 +11,7 @@ import {
   TAG_MANAGER_ID,
   isCookieDomainOf,
   isLoopbackHostname,
+  flagOverrideProblems,
   parseFlagOverrides,
   serverUrl,
   type Environment,
@@ -192,6 +193,10 @@ const EnvSchema = z
       if (isDeployed(env.FOYER_ENV) && env[name]?.startsWith('http:')) {
         ctx.addIssue({ code: 'custom', path: [name], message: `must be https when FOYER_ENV=${env.FOYER_ENV}` });
       }
+    }
+    // A misspelt flag or value would simply never take effect: refused like any other bad variable.
+    for (const problem of env.FLAGS === undefined ? [] : flagOverrideProblems(env.FLAGS)) {
+      ctx.addIssue({ code: 'custom', path: ['FLAGS'], message: problem });
     }
     // Flags decide what the page offers: off this machine, only over TLS (a sidecar may be plain http).
     if (isDeployed(env.FOYER_ENV) && env.FLAGS_OFREP_URL?.startsWith('http:') && !isLoopbackUrl(env.FLAGS_OFREP_URL)) {
