@@ -29,12 +29,19 @@ describe('isDatabaseUnavailable', () => {
     ['SQLite cannot open', withCode('SQLITE_CANTOPEN')],
     ['wrapped in a cause', new Error('migration failed', { cause: withCode('ECONNREFUSED') })],
     ['every address of a host refused', new AggregateError([withCode('ECONNREFUSED'), withCode('ECONNREFUSED')])],
+    ['a database closed to connections', withCode('55000', 'database "foyer" is not currently accepting connections')],
+    ['the password no longer accepted', withCode('28P01')],
+    ['the database gone', withCode('3D000')],
   ])('%s: yes', (_name, error) => {
     expect(isDatabaseUnavailable(error)).toBe(true);
   });
 
   it.each([
     ['unique violation', withCode('23505')],
+    [
+      'a statement out of order (object_not_in_prerequisite_state), our bug',
+      withCode('55000', 'currval of sequence "s" is not yet defined in this session'),
+    ],
     ['syntax error, our bug', withCode('42601')],
     ['NUL byte in text', withCode('22021')],
     ['SQLite constraint', withCode('SQLITE_CONSTRAINT_UNIQUE')],

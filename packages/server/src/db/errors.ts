@@ -38,6 +38,22 @@ const TRANSIENT_CODES = new Set(['57014', '55P03', '40001', '40P01', '53300']);
 const SERVER_STATE_CODES = new Set(['25006']);
 
 /**
+ * PostgreSQL refusing a new connection: the password or role no longer accepted, the database
+ * gone (invalid_password, invalid_authorization_specification, invalid_catalog_name). No request
+ * can cause these, and the probes already call the database down: the calls answer 503 with them.
+ */
+const CONNECT_REFUSED_CODES = new Set(['28P01', '28000', '3D000']);
+
+/**
+ * object_not_in_prerequisite_state is also what a connection gets from a database that does not
+ * accept connections (`ALTER DATABASE … ALLOW_CONNECTIONS false`, maintenance), told by its
+ * message; elsewhere the code is a statement's own mistake.
+ */
+function isConnectionsNotAccepted(code: string, link: object): boolean {
+  return code === '55000' && link instanceof Error && link.message.includes('is not currently accepting connections');
+}
+
+/**
  * SQLite's failures of the file, not of the statement: the disk full (or the size limit met),
  * the file or its directory read-only, an I/O error, a file it cannot open, no memory. Prefixes,
  * for their extended codes (`SQLITE_READONLY_DBMOVED`, `SQLITE_IOERR_WRITE`).
@@ -92,6 +108,7 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     const code = codeOf(link);
     if (code === undefined) continue;
     if (TRANSIENT_CODES.has(code) || SERVER_STATE_CODES.has(code) || code.startsWith('53') || code.startsWith('58')) return true;
+    if (CONNECT_REFUSED_CODES.has(code) || isConnectionsNotAccepted(code, link)) return true;
     if (SQLITE_STORAGE_PREFIXES.some((prefix) => code.startsWith(prefix))) return true;
   }
   return false;
