@@ -6,7 +6,7 @@ import type { Kysely } from 'kysely';
 import { buildRuntimeConfig, type Config } from './config.js';
 import type { DB } from './db/schema.js';
 import { createFlagService } from './features/flags/flag-service.js';
-import { ofrepRoutes } from './features/flags/ofrep.routes.js';
+import { ofrepRouterRefusal, ofrepRoutes } from './features/flags/ofrep.routes.js';
 import { healthRoutes } from './features/health/health.routes.js';
 import { probeRoutes } from './features/health/probes.routes.js';
 import { loadDictionaries, type Dictionaries } from './features/i18n/dictionaries.js';
@@ -68,6 +68,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // Errors raised before routing (a malformed URL such as `/%`) bypass the error handler:
     // answer them in the same code-only shape.
     frameworkErrors: (_error, request, reply: FastifyReply) => {
+      // An OFREP client reads OFREP's shapes only (decision 0024): a flag key the router refuses
+      // (over its length) names no flag.
+      const ofrep = ofrepRouterRefusal(request.url);
+      if (ofrep !== undefined) {
+        void reply.code(ofrep.status).headers(securityHeaders).header('cache-control', 'no-store').header(REQUEST_ID_HEADER, request.id).send(ofrep.body);
+        return;
+      }
       const body: ErrorBody = { errorMessage: 'invalidRequest' };
       // No hook runs for these, so the security headers and the no-store of every API answer
       // (security-headers.ts) are set here.

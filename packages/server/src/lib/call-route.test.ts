@@ -65,7 +65,7 @@ describe('a call declared once (decision 0017)', () => {
 
 interface Operation {
   operationId?: string;
-  security?: unknown[];
+  security?: Array<Record<string, string[]>>;
   parameters?: Array<{ in: string; name: string }>;
   responses: Record<string, { content?: { 'application/json'?: { schema?: { properties?: { errorMessage?: { enum?: string[] } } } } } }>;
 }
@@ -94,8 +94,20 @@ describe.skipIf(dbUnavailable)('every served call in the OpenAPI document', () =
         const codes = operation.responses[String(ERROR_STATUS[code])]?.content?.['application/json']?.schema?.properties?.errorMessage?.enum;
         expect(codes, `${name} ${code}`).toContain(code);
       }
-      // A write needs the XSRF pair (spec §7); a read does not.
-      expect(operation.security !== undefined, name).toBe(call.method !== 'GET');
+      // A write needs the XSRF pair (spec §7); a read does not. A call that needs a session takes
+      // it from the session cookie or a bearer token: two alternatives.
+      const needsSession = callErrors(call).includes('notSignedIn');
+      const alternatives = (operation.security ?? []).map((requirement) => Object.keys(requirement).sort().join(' '));
+      const xsrf = call.method === 'GET' ? [] : ['xsrfCookie', 'xsrfHeader'];
+      const expected = needsSession
+        ? [
+            [...xsrf, 'sessionCookie'],
+            [...xsrf, 'sessionBearer'],
+          ]
+        : call.method === 'GET'
+          ? []
+          : [xsrf];
+      expect(alternatives, name).toEqual(expected.map((keys) => [...keys].sort().join(' ')));
       const deviceHeader = operation.parameters?.some((parameter) => parameter.in === 'header' && parameter.name === 'x-deviceid') ?? false;
       expect(deviceHeader, name).toBe(call.deviceIdHeader === true);
     }

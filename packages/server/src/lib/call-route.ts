@@ -16,7 +16,7 @@ import * as z from 'zod/mini';
 import { AppError, isAppError } from './errors.js';
 import { errorResponses } from './http-schemas.js';
 import type { RateRule } from './rate-limit.js';
-import { XSRF_SECURITY } from './openapi.js';
+import { XSRF_SECURITY, sessionSecurity } from './openapi.js';
 
 /** The Fastify instance a routes plugin gets with the zod type provider. */
 export type ZodApp = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, ZodTypeProvider>;
@@ -67,7 +67,9 @@ export interface CallRouteOptions<N extends CallName> {
 
 /** `X-DeviceId` (spec §7), declared for the document; its value is checked where it is used. */
 const DeviceIdHeaders = z.looseObject({
-  [DEVICE_ID_HEADER.toLowerCase()]: z.optional(z.string().check(z.describe('The device id this browser or app generated (spec §7)'))),
+  [DEVICE_ID_HEADER.toLowerCase()]: z.optional(
+    z.string().check(z.describe('The device id this browser or app generated (spec §7); a session is found only with the device id it was issued to')),
+  ),
 });
 
 /** What a body field is, for what a client may send in its place (`lenientBody`). */
@@ -154,7 +156,7 @@ export function callRoute<N extends CallName>(app: ZodApp, name: N, options: Cal
     tags: [tagOf(call.path)],
     summary: options.summary,
     ...('deviceIdHeader' in call ? { headers: DeviceIdHeaders } : {}),
-    ...(call.method === 'GET' ? {} : { security: XSRF_SECURITY }),
+    ...(declared.has('notSignedIn') ? { security: sessionSecurity(call.method !== 'GET') } : call.method === 'GET' ? {} : { security: XSRF_SECURITY }),
     // TypeScript cannot follow `'body' in call` through the generic N; `parts` holds exactly
     // CALLS[name]'s body and params, which is what CallSchema<N> says.
     ...(parts as CallSchema<N>),

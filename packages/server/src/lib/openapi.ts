@@ -1,5 +1,5 @@
 import fastifySwagger from '@fastify/swagger';
-import { API_BASE, COOKIE_BASE_NAMES, XSRF_HEADER } from '@foyer/contract';
+import { API_BASE, COOKIE_BASE_NAMES, DEVICE_ID_HEADER, XSRF_HEADER } from '@foyer/contract';
 import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform } from 'fastify-type-provider-zod';
 
@@ -14,6 +14,19 @@ export const OPENAPI_FILE = new URL('../../openapi.json', import.meta.url);
  * `X-XSRF-TOKEN` header (lib/xsrf.ts). Both schemes in one requirement: the call needs both.
  */
 export const XSRF_SECURITY = [{ xsrfHeader: [], xsrfCookie: [] }];
+
+/**
+ * A call that needs a session (it declares `notSignedIn`) takes it from the session cookie or from
+ * `Authorization: Bearer` (spec §3, §7), with the `X-DeviceId` it was issued to. Either
+ * alternative, each with the XSRF pair when the call changes state.
+ */
+export function sessionSecurity(stateChanging: boolean): Array<Record<string, string[]>> {
+  const xsrf = stateChanging ? XSRF_SECURITY[0] : {};
+  return [
+    { ...xsrf, sessionCookie: [] },
+    { ...xsrf, sessionBearer: [] },
+  ];
+}
 
 /**
  * OpenAPI generated from the same zod schemas the routes validate with (STYLE.md: never by
@@ -46,6 +59,17 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
             in: 'cookie',
             name: COOKIE_BASE_NAMES.xsrf,
             description: 'Set by the service on any answer under /api/ that finds none',
+          },
+          sessionCookie: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: COOKIE_BASE_NAMES.otter,
+            description: `The session cookie a sign-in sets (\`${COOKIE_BASE_NAMES.otter}\` in production, \`${COOKIE_BASE_NAMES.otter}_{env}\` elsewhere; spec §3), with the ${DEVICE_ID_HEADER} header of the device it was issued to; without that header, or with another device's id, the call answers 401 notSignedIn`,
+          },
+          sessionBearer: {
+            type: 'http',
+            scheme: 'bearer',
+            description: `A session or device token (the \`otter\` a sign-in answered, or a device token), with the ${DEVICE_ID_HEADER} header of the device it was issued to; without that header, or with another device's id, the call answers 401 notSignedIn`,
           },
         },
       },

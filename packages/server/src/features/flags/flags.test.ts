@@ -230,6 +230,11 @@ describe.skipIf(dbUnavailable)('feature flags (decision 0024)', () => {
       expect(badContext.json()).toMatchObject({ key: 'ai-alpha', errorCode: 'INVALID_CONTEXT' });
       const noBody = await app.app.inject({ method: 'POST', url: BULK });
       expect(noBody.statusCode).toBe(200);
+      // A key the router refuses (over its length limit) names no flag, in OFREP's shape too.
+      const longKey = 'a'.repeat(201);
+      const tooLong = await app.app.inject({ method: 'POST', url: single(longKey), payload: {} });
+      expect(tooLong.statusCode).toBe(404);
+      expect(tooLong.json()).toEqual({ key: longKey, errorCode: 'FLAG_NOT_FOUND', errorDetails: 'no such flag' });
     });
 
     it('needs no XSRF token, and a GET is a 404, not the page', async () => {

@@ -66,6 +66,29 @@ function ofrepErrorHandler(single: boolean) {
   };
 }
 
+/**
+ * The answer, in OFREP's shape, to an OFREP request the router refuses before any route runs (a
+ * path it cannot take, such as a key over its length limit): a single evaluation's key names no
+ * flag (404 FLAG_NOT_FOUND); anything else on the bulk path is a request that could not be read.
+ * Undefined for any other path.
+ */
+export function ofrepRouterRefusal(url: string): { status: 400 | 404; body: object } | undefined {
+  const path = url.split('?')[0] ?? '';
+  const prefix = `${OFREP_PATHS.bulk}/`;
+  if (path.startsWith(prefix)) {
+    const raw = path.slice(prefix.length);
+    let key = '';
+    try {
+      key = decodeURIComponent(raw);
+    } catch {
+      key = '';
+    }
+    return { status: 404, body: { key, errorCode: 'FLAG_NOT_FOUND', errorDetails: 'no such flag' } };
+  }
+  if (path === OFREP_PATHS.bulk) return { status: 400, body: { errorCode: 'PARSE_ERROR', errorDetails: 'the request could not be read' } };
+  return undefined;
+}
+
 export const ofrepRoutes: FastifyPluginAsyncZod = async (app) => {
   app.addHook('onSend', async (_request, reply) => {
     // Values can change at any moment upstream: clients revalidate with the ETag instead.

@@ -18,6 +18,7 @@ export const i18nRoutes: FastifyPluginAsyncZod = async (app) => {
       response: {
         200: z.record(z.string(), z.string()),
         304: z.undefined().describe('Not modified (ETag matched)'),
+        400: ErrorBody,
         404: ErrorBody,
         ...READ_ERRORS,
       },

@@ -96,7 +96,12 @@ export const ssoRoutes: FastifyPluginAsyncZod = async (app) => {
       tags: ['sso'],
       summary: "A SAML connection's service-provider metadata, for the identity provider's administrator",
       params: ConnectionParams,
-      response: { 200: z.string(), 404: ErrorBody, ...READ_ERRORS },
+      response: {
+        200: { description: "The service provider's SAML metadata", content: { 'application/samlmetadata+xml': { schema: z.string() } } },
+        400: ErrorBody,
+        404: ErrorBody,
+        ...READ_ERRORS,
+      },
     },
     handler: async (request, reply) => {
       const connection = await findConnectionById(app.db, request.params.connectionId);
@@ -118,9 +123,12 @@ export const ssoRoutes: FastifyPluginAsyncZod = async (app) => {
     schema: {
       tags: ['sso'],
       summary: 'The SAML assertion consumer (HTTP-POST binding)',
+      consumes: ['application/x-www-form-urlencoded'],
       params: ConnectionParams,
       body: AcsBody,
-      response: { 303: Redirect },
+      // What is refused before the handler lands on /sso-landing too (landOnMalformed), except a
+      // connection id the router refuses, a form too large, and an outage.
+      response: { 303: Redirect, 400: ErrorBody, 413: ErrorBody, ...READ_ERRORS },
     },
     handler: async (request, reply) => {
       const { SAMLResponse, RelayState } = request.body;
@@ -143,7 +151,7 @@ export const ssoRoutes: FastifyPluginAsyncZod = async (app) => {
       summary: 'The OpenID Connect redirect URI of a connection',
       params: ConnectionParams,
       querystring: CallbackQuery,
-      response: { 303: Redirect },
+      response: { 303: Redirect, 400: ErrorBody, ...READ_ERRORS },
     },
     handler: async (request, reply) => {
       const { code, state, error } = request.query;
