@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import Fastify from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { eventually, postSignUp, signUpBody } from '../../../test/account-entry.js';
-import { ManualClock, createTestApp, createTestDatabase, dbUnavailable, testConfig, type TestApp } from '../../../test/helpers.js';
+import { ManualClock, createTestApp, createTestUser, createTestDatabase, dbUnavailable, testConfig, type TestApp } from '../../../test/helpers.js';
 import { buildApp } from '../../app.js';
 import type { Database } from '../../db/database.js';
 import { DEV_MAILBOX_PATH, DevMailboxResponse } from './dev-mailbox.routes.js';
@@ -58,7 +58,10 @@ describe.skipIf(dbUnavailable)('the dev mailbox', () => {
 
   it('shows a readable page under the site CSP, with everything escaped and the links clickable', async () => {
     const app = await local();
-    const body = signUpBody({ firstName: '<script>alert(1)</script>' });
+    // An account's own name goes into the notice of a sign-up with its email.
+    const owner = await createTestUser(app);
+    await app.db.updateTable('users').set({ first_name: '<script>alert(1)</script>' }).where('id', '=', owner.user.id).execute();
+    const body = signUpBody({ email: owner.email });
     await postSignUp(app, body);
     await eventually(async () => (await mailbox(app, `?to=${encodeURIComponent(body.email)}`)).messages.length === 1);
     const [message] = (await mailbox(app, `?to=${encodeURIComponent(body.email)}`)).messages;

@@ -31,7 +31,7 @@ describe.skipIf(dbUnavailable)('mail throughput over real SMTP', () => {
       to,
       locale: 'en',
       template: verifyEmailMail,
-      data: { firstName: 'Ada', link: 'http://localhost:8080/verify-email/x', hours: 24 },
+      data: { link: 'http://localhost:8080/verify-email/x', hours: 24 },
     });
   const workerOn = (transport: MailTransport, stopDeadlineMs?: number) => {
     const worker = new MailWorker({ db: t.db, clock: t.clock, log: t.app.log, key: outboxKeyOf(t.config) }, transport, {

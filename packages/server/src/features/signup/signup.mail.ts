@@ -1,13 +1,17 @@
 import type { MailTemplate } from '../mail/mail.template.js';
 import { greeting } from '../mail/mail.template.js';
 
-/** Sign-up's confirmation: the link opens /verify-email/:token (spec §2). */
-export const verifyEmailMail: MailTemplate<{ firstName: string | null; link: string; hours: number }> = {
+/**
+ * Sign-up's confirmation: the link opens /verify-email/:token (spec §2). It greets without a name:
+ * the names were typed by whoever signed up, who may not own the mailbox, and no stranger's words
+ * ("your account is on hold, confirm at …") may arrive in Foyer's own mail.
+ */
+export const verifyEmailMail: MailTemplate<{ link: string; hours: number }> = {
   kind: 'verifyEmail',
   render: (t, data) => ({
     subject: t('mail.verifyEmail.subject'),
     blocks: [
-      greeting(t, data.firstName),
+      greeting(t, null),
       { kind: 'text', text: t('mail.verifyEmail.intro') },
       { kind: 'button', label: t('mail.verifyEmail.action'), url: data.link },
       { kind: 'note', text: t('mail.verifyEmail.expiry', { hours: data.hours }) },

@@ -56,7 +56,6 @@ export async function queueVerification(
     locale: recipientLocale(user, requestLocale),
     template: verifyEmailMail,
     data: {
-      firstName: user.first_name,
       link: absoluteLink(deps.config, routePath('verifyEmail', { token })),
       hours: lifetimeOf('verifyEmail') / HOUR_MS,
     },
@@ -89,12 +88,16 @@ export type Mailed = 'verification' | 'notice' | 'none';
 
 /**
  * The known-email path: the account is not changed. An unverified account gets a verification
- * link for this sign-up's own credential (decision 0014); anyone else a notice with sign-in and
- * reset links (capped per day).
+ * link for this sign-up's own credential (decision 0014); a deactivated one nothing; anyone else a
+ * notice with sign-in and reset links (capped per day).
  */
 export async function mailExistingOwner(uow: UnitOfWork, deps: Deps, user: UserRow, attempt: SignupAttemptRow, requestLocale: Locale): Promise<Mailed> {
   let mailed: Mailed;
-  if (user.email_verified_at === null && user.deactivated_at === null) {
+  if (user.deactivated_at !== null) {
+    // Its owner can neither sign in nor reset (forgotPassword mails a deactivated account nothing):
+    // a notice pointing there would lead nowhere.
+    mailed = 'none';
+  } else if (user.email_verified_at === null) {
     // An attempt from before decision 0014 holds no credential: its link verifies the account's own.
     await queueVerification(uow, deps, user, attempt.password_hash === null ? undefined : attempt.id, requestLocale);
     mailed = 'verification';

@@ -151,6 +151,23 @@ describe.skipIf(dbUnavailable)('POST /api/account/signup', () => {
     expect((await postSignIn(t.app, owner)).statusCode).toBe(200);
   });
 
+  it("puts none of the names a sign-up typed into the verification mail: a stranger's words never arrive in Foyer's mail", async () => {
+    const lure = 'there. Your account is on hold: confirm at https://evil.example/foyer before 5pm';
+    const body = signUpBody({ firstName: lure, lastName: 'X' });
+    expect((await postSignUp(t, body)).statusCode).toBe(200);
+    const [mail] = await mailsTo(t, body.email, 'verifyEmail');
+    expect(mail?.text_body).toMatch(/^Hello,\n/);
+    expect(mail?.text_body).not.toContain('evil.example');
+    expect(mail?.html_body).not.toContain('evil.example');
+  });
+
+  it('mails a deactivated account nothing when its email is signed up again: its sign-in and reset links would do nothing', async () => {
+    const owner = await createTestUser(t, { deactivated: true });
+    const known = await postSignUp(t, signUpBody({ email: owner.email }));
+    expect(known.statusCode).toBe(200);
+    expect(await mailsTo(t, owner.email)).toEqual([]);
+  });
+
   it('sends an unverified account a link of its own for each sign-up; the one clicked decides, the other dies', async () => {
     const first = signUpBody();
     await postSignUp(t, first);
