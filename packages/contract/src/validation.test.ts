@@ -27,6 +27,7 @@ describe('email pattern (spec §5)', () => {
     ['leading hyphen label', 'ann@-example.com'],
     ['trailing hyphen label', 'ann@example-.com'],
     ['empty label', 'ann@example..com'],
+    ['two dots in a row in the local part', 'ann..lee@example.com'],
     ['two ats', 'ann@bob@example.com'],
     ['space', 'ann lee@example.com'],
     ['trailing newline', 'ann@example.com\n'],

@@ -3,10 +3,12 @@ import { LIMITS } from './flags.js';
 /**
  * Spec §5 email pattern: the local part starts with a letter or digit, allows the usual email
  * punctuation and is at most 64 characters; then `@` and dot-separated labels of at most 63
- * characters made of letters, digits and inner hyphens. At least two labels.
+ * characters made of letters, digits and inner hyphens. At least two labels. No two dots in a
+ * row in the local part (RFC 5322's dot-atom): unquoted, such an address is not valid SMTP, a
+ * mail server refuses it, and its verification link could never arrive.
  */
 export const EMAIL_PATTERN =
-  /^[A-Za-z0-9][A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{0,63}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
+  /^(?![^@]*\.\.)[A-Za-z0-9][A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]{0,63}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
 
 /** RFC 5321 path limit: no real mailbox is longer. */
 export const MAX_EMAIL_LENGTH = 254;
