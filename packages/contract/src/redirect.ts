@@ -85,7 +85,8 @@ function isOwnSiteUrl(value: string, policy: RedirectPolicy): boolean {
   return policy.ownHosts.some((own) => own.toLowerCase() === host);
 }
 
-function isAppSchemeUrl(value: string): boolean {
+/** Whether an address is in the native or local app scheme (`foyer://…`, `foyer-local://…`) and safe to follow. */
+export function isAppSchemeUrl(value: string): boolean {
   const match = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(value);
   if (!match) return false;
   const scheme = match[1]?.toLowerCase();

@@ -24,3 +24,11 @@ export function withQuery(path: string, params: Record<string, string | null | u
   const text = query.toString();
   return text === '' ? path : `${path}?${text}`;
 }
+
+/** An address with the `transferToken` parameter added to its query, before any fragment. */
+export function withToken(address: string, transferToken: string): string {
+  const hashAt = address.indexOf('#');
+  const base = hashAt < 0 ? address : address.slice(0, hashAt);
+  const hash = hashAt < 0 ? '' : address.slice(hashAt);
+  return `${base}${base.includes('?') ? '&' : '?'}transferToken=${encodeURIComponent(transferToken)}${hash}`;
+}

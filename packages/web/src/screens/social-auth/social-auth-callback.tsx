@@ -1,4 +1,4 @@
-import { ROUTES } from '@foyer/contract/core';
+import { ROUTES, isAppSchemeUrl } from '@foyer/contract/core';
 import { useEffect, useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { Alert } from '../../components/alert';
@@ -7,7 +7,7 @@ import { CardLayout } from '../../components/card-layout';
 import { Spinner } from '../../components/spinner';
 import { fetchAnswer } from '../../lib/answers';
 import { useT } from '../../lib/i18n';
-import { allowedTarget, redirectTarget, withQuery } from '../../lib/redirect';
+import { allowedTarget, redirectTarget, withQuery, withToken } from '../../lib/redirect';
 import { useRuntimeConfig } from '../../lib/runtime-config';
 import { readSessionItem, removeSessionItem } from '../../lib/session-store';
 import { exchangeBody, socialFailure, type SocialFailure } from './social-auth-request';
@@ -21,8 +21,10 @@ type CallbackState =
 
 /** The app's own address with the one-time token, when `from` names one the allow-list accepts. */
 function appLinkOf(from: string | undefined, transferToken: string): string | undefined {
-  if (from === undefined) return undefined;
-  return `${from}${from.includes('?') ? '&' : '?'}transferToken=${encodeURIComponent(transferToken)}`;
+  // Only into the app: a transfer token is a credential, and a web address on the allow-list
+  // (the forum, the marketing site) is not where it belongs.
+  if (from === undefined || !isAppSchemeUrl(from)) return undefined;
+  return withToken(from, transferToken);
 }
 
 /**

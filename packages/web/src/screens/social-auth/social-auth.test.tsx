@@ -107,6 +107,20 @@ describe('/social-auth-callback (spec §4)', () => {
     expect(calls.find((call) => call.method === 'POST')?.body).toMatchObject({ useTransferToken: true });
   });
 
+  it('puts the transfer token only into an app address, before its fragment', async () => {
+    stubFetch({ [EXCHANGE]: () => json(200, { wasSignUp: false, otter: '', transferToken: 'tok-123', wasClient: true }) });
+    returnFromGoogle('native=true&useTransferToken=true&from=foyer%3A%2F%2Fcb%3Fx%3D1%23frag', `code=c&state=${NONCE}`);
+    expect(await screen.findByRole('link', { name: 'Open the app' })).toHaveAttribute('href', 'foyer://cb?x=1&transferToken=tok-123#frag');
+  });
+
+  it('gives a web address on the allow-list no transfer token: it is a credential for the app', async () => {
+    stubFetch({ [EXCHANGE]: () => json(200, { wasSignUp: false, otter: '', transferToken: 'tok-123', wasClient: true }) });
+    returnFromGoogle('useTransferToken=true&from=%2Fhome', `code=c&state=${NONCE}`);
+    expect(await screen.findByRole('heading', { level: 1, name: 'Sign-in Successful' })).toBeInTheDocument();
+    expect(screen.queryByRole('link', { name: 'Open the app' })).toBeNull();
+    expect(document.body.innerHTML).not.toContain('tok-123');
+  });
+
   it.each([
     ['ssoRequired', 409, 'This email belongs to an organization with Single Sign-On (SSO) enabled, and cannot be used to sign up.'],
     ['deactivatedAccount', 403, 'Your account is deactivated. Please contact your organization administrator.'],

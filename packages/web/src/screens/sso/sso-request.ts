@@ -10,7 +10,7 @@ import {
 // A type only: the schema itself (and zod with it) stays out of the page's code.
 import type { SsoClientState } from '@foyer/contract';
 import { globalErrorKey, handleFailure, type CallBody, type FailureCode, type FailureHandlers } from '../../lib/api';
-import { allowedTarget } from '../../lib/redirect';
+import { allowedTarget, withToken } from '../../lib/redirect';
 import { flagParam } from '../social-auth/social-auth-request';
 
 /**
@@ -78,13 +78,6 @@ export function landingMessage(code: string | null): MessageKey {
  */
 export function shownCode(code: string | null): string | null {
   return code !== null && /^[0-9]{1,6}$/.test(code) ? code : null;
-}
-
-function withToken(address: string, transferToken: string): string {
-  const hashAt = address.indexOf('#');
-  const base = hashAt < 0 ? address : address.slice(0, hashAt);
-  const hash = hashAt < 0 ? '' : address.slice(hashAt);
-  return `${base}${base.includes('?') ? '&' : '?'}transferToken=${encodeURIComponent(transferToken)}${hash}`;
 }
 
 /**
