@@ -4,6 +4,7 @@ import { inTransaction } from '../../lib/unit-of-work.js';
 import type { Deps } from '../../deps.js';
 import { randomId } from '../../lib/crypto.js';
 import { recordAudit, type RequestMeta } from '../audit/audit.service.js';
+import { deleteSessionsOfDomain } from '../sessions/sessions.repo.js';
 import {
   findDomain,
   findOrganizationById,
@@ -84,7 +85,8 @@ export async function createOrganization(
         if ((await findDomain(trx, domain)) !== undefined) throw new OrganizationError('domainTaken');
         await insertDomain(trx, { domain, org_id: org.id, sso_required: input.ssoRequired ? 1 : 0, created_at: now });
       }
-      const detail = { orgId: org.id, ...(domain === undefined ? {} : { domain, ssoRequired: input.ssoRequired }) };
+      const sessionsEnded = domain !== undefined && input.ssoRequired ? await deleteSessionsOfDomain(trx, domain) : 0;
+      const detail = { orgId: org.id, ...(domain === undefined ? {} : { domain, ssoRequired: input.ssoRequired, sessionsEnded }) };
       await recordAudit(uow, { type: 'org.created', meta, detail });
     });
   } catch (error) {
@@ -120,7 +122,12 @@ export async function claimDomain(
         await setDomainSsoRequired(trx, domain, input.ssoRequired);
         updated = true;
       }
-      const detail = { orgId: org.id, domain, ssoRequired: input.ssoRequired };
+      // From now on the domain has no passwords (decision 0022): what a password opened, a
+      // browser session or a year-long device token, ends with them. Members sign in again
+      // through the organisation's provider, which now decides who gets in.
+      const newlyRequired = input.ssoRequired && existing?.sso_required !== 1;
+      const sessionsEnded = newlyRequired ? await deleteSessionsOfDomain(trx, domain) : 0;
+      const detail = { orgId: org.id, domain, ssoRequired: input.ssoRequired, sessionsEnded };
       await recordAudit(uow, { type: 'org.domainClaimed', meta, detail });
     });
   } catch (error) {

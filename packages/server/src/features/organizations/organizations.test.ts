@@ -48,6 +48,31 @@ describe.skipIf(dbUnavailable)('organisations and invitations (admin CLI)', () =
     expect(response.json()).toEqual({ errorMessage: 'ssoRequired' });
   });
 
+  it("ends the sessions and device tokens of the domain's accounts when SSO becomes required there, and only theirs", async () => {
+    const org = await createOrg();
+    const domain = domainOf(org.name);
+    const member = await createTestUser(t, { email: `ivy@${domain}` });
+    const outsider = await createTestUser(t, { email: `ivy@other-${domain}` });
+    const memberDevice = newDeviceId();
+    const outsiderDevice = newDeviceId();
+    const memberSession = (await postSignIn(t.app, { ...member, deviceId: memberDevice })).json<{ otter: string }>().otter;
+    const outsiderSession = (await postSignIn(t.app, { ...outsider, deviceId: outsiderDevice })).json<{ otter: string }>().otter;
+    // Claimed without the requirement first: nothing ends.
+    expect((await run('org', 'claim-domain', '--org', org.id, '--domain', domain)).code).toBe(EXIT.ok);
+    expect((await getSession(t, memberSession, memberDevice)).statusCode).toBe(200);
+
+    expect((await run('org', 'claim-domain', '--org', org.id, '--domain', domain, '--sso-required')).code).toBe(EXIT.ok);
+    expect((await getSession(t, memberSession, memberDevice)).statusCode).toBe(401);
+    expect((await getSession(t, outsiderSession, outsiderDevice)).statusCode).toBe(200);
+    const claims = await listAuditEvents(t.db, { type: 'org.domainClaimed' });
+    expect(claims.map((event) => JSON.parse(event.detail ?? '{}') as unknown)).toContainEqual({
+      orgId: org.id,
+      domain,
+      ssoRequired: true,
+      sessionsEnded: 1,
+    });
+  });
+
   it('claims and re-claims a domain by organisation name; another organisation cannot take it', async () => {
     const org = await createOrg();
     const domain = domainOf(org.name);

@@ -108,6 +108,19 @@ export async function deleteSessionsOfUser(db: Db, userId: string): Promise<numb
 }
 
 /**
+ * Ends every session and device token of the accounts whose email is at this exact domain (a
+ * normalised domain: letters, digits, hyphens and dots, so nothing in it is a LIKE wildcard).
+ * Returns how many ended.
+ */
+export async function deleteSessionsOfDomain(db: Db, domain: string): Promise<number> {
+  const result = await db
+    .deleteFrom('sessions')
+    .where('user_id', 'in', db.selectFrom('users').select('id').where('email_key', 'like', `%@${domain}`))
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/**
  * Housekeeping: rows past their absolute or idle expiry can never be used again. `idleMs` is the
  * browser sessions' idle limit; device tokens have their own (DEVICE_TOKEN_LIFETIME).
  */
