@@ -19,7 +19,7 @@ export const communityRoutes: FastifyPluginAsyncZod = async (app) => {
   callRoute(app, 'termsAgreed', {
     summary: 'Records that the signed-in account accepted the current community terms',
     handler: async (request) => {
-      await agreeToTerms(app, await requireSession(app, request), requestMeta(request));
+      await agreeToTerms(app, () => requireSession(app, request), requestMeta(request));
       return {};
     },
   });

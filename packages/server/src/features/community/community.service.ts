@@ -115,8 +115,10 @@ export async function answerDiscourseSso(
 }
 
 /** Spec §7 `community/termsAgreed`: the account accepted the current community terms, recorded with the time and version. */
-export async function agreeToTerms(deps: Deps, session: ActiveSession, meta: RequestMeta): Promise<void> {
+export async function agreeToTerms(deps: Deps, signedIn: () => Promise<ActiveSession>, meta: RequestMeta): Promise<void> {
+  // Not configured is the answer whoever asks (decision 0021): before the session is looked at.
   forumOf(deps);
+  const session = await signedIn();
   const version = deps.config.communityTermsVersion;
   await inTransaction(deps, async (uow) => {
     await insertTermsAgreement(uow.db, { user_id: session.userId, terms_version: version, agreed_at: uow.now });

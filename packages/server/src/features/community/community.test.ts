@@ -217,6 +217,9 @@ describe.skipIf(dbUnavailable)('community calls while forum sign-in is not confi
     const { otter, deviceId } = await signIn(t.app, member);
     expect((await postWithToken(t, DISCOURSE_SSO_URL, forumRequest(), otter, deviceId)).json()).toEqual({ errorMessage: 'notFound' });
     expect((await postWithToken(t, TERMS_AGREED_URL, {}, otter, deviceId)).json()).toEqual({ errorMessage: 'notFound' });
+    // Signed out too: not configured is the answer whoever asks.
+    expect((await postJson(t, DISCOURSE_SSO_URL, forumRequest())).json()).toEqual({ errorMessage: 'notFound' });
+    expect((await postJson(t, TERMS_AGREED_URL, {})).json()).toEqual({ errorMessage: 'notFound' });
   });
 });
 
