@@ -49,6 +49,18 @@ describe('sign-in form (spec §2, §5)', () => {
     expect(screen.getByRole('img', { name: 'Foyer' })).toBeInTheDocument();
   });
 
+  it("keeps a native client's parameters on the SSO and Google links, so their token reaches the app", async () => {
+    await openSignIn('/sign-in?from=foyer%3A%2F%2Fsignin&native=true&useTransferToken=true&clientAuthenticationPeriodId=p-1');
+    expect(screen.getByRole('link', { name: 'Continue with Google' })).toHaveAttribute(
+      'href',
+      '/social-auth?from=foyer%3A%2F%2Fsignin&native=true&useTransferToken=true&clientAuthenticationPeriodId=p-1',
+    );
+    expect(screen.getByRole('link', { name: 'Sign in with SSO' })).toHaveAttribute(
+      'href',
+      '/sso-sign-in?from=foyer%3A%2F%2Fsignin&native=true&useTransferToken=true&clientAuthenticationPeriodId=p-1',
+    );
+  });
+
   it('keeps `from` on the SSO, Google and Sign Up links', async () => {
     await openSignIn('/sign-in?from=%2Fsettings');
     expect(screen.getByRole('link', { name: 'Sign Up' })).toHaveAttribute('href', '/sign-up?from=%2Fsettings');

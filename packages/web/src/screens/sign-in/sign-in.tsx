@@ -31,12 +31,20 @@ export function SignIn() {
   const [query] = useState(pageQuery);
   const from = query.get('from');
   const reason = query.get('reason');
+  // A native app or the extension that opened this page (spec §2's recognised parameters): the
+  // Google and SSO sign-ins it leads to hand their token to that client, not to this browser.
+  const client = {
+    native: query.get('native'),
+    chrome: query.get('chrome'),
+    useTransferToken: query.get('useTransferToken'),
+    clientAuthenticationPeriodId: query.get('clientAuthenticationPeriodId'),
+  };
 
   // Spec §4: while a forum sign-in is pending, sign-in bounces to the default home page; a
   // remembered SSO preference forwards to SSO sign-in, keeping from and reason.
   const [leaveFor] = useState(() => {
     if (readItem('discoursePending') !== null) return config.defaultHome;
-    if (isFlagSet('preferSso')) return withQuery(ROUTES.ssoSignIn, { from, reason });
+    if (isFlagSet('preferSso')) return withQuery(ROUTES.ssoSignIn, { from, reason, ...client });
     return null;
   });
   const [sessionExpired] = useState(() => reason === SESSION_EXPIRED || isFlagSet('sessionExpired'));
@@ -192,10 +200,10 @@ export function SignIn() {
       </div>
 
       <div className="stack">
-        <Button variant="outline" block to={withQuery(ROUTES.ssoSignIn, { from })} icon={<KeyIcon />}>
+        <Button variant="outline" block to={withQuery(ROUTES.ssoSignIn, { from, ...client })} icon={<KeyIcon />}>
           {t('signIn.withSso')}
         </Button>
-        <Button variant="outline" block to={withQuery(ROUTES.socialAuth, { from })} icon={<GoogleIcon />}>
+        <Button variant="outline" block to={withQuery(ROUTES.socialAuth, { from, ...client })} icon={<GoogleIcon />}>
           {t('signIn.withGoogle')}
         </Button>
       </div>

@@ -115,7 +115,9 @@ export function SocialAuthCallback() {
         <p>{t(failure.key)}</p>
         {failure.ssoLink === true ? (
           <p>
-            <a href={withQuery(ROUTES.ssoSignIn, { from, email: failure.email })}>{t('signIn.failure.ssoLink')}</a>
+            <a href={withQuery(ROUTES.ssoSignIn, { from, email: failure.email, native: stored.kept.get('native'), chrome: stored.kept.get('chrome') })}>
+              {t('signIn.failure.ssoLink')}
+            </a>
           </p>
         ) : null}
       </Alert>

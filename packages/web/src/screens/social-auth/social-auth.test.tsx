@@ -107,6 +107,15 @@ describe('/social-auth-callback (spec §4)', () => {
     expect(calls.find((call) => call.method === 'POST')?.body).toMatchObject({ useTransferToken: true });
   });
 
+  it("keeps a native client's kind on the SSO link of ssoRequired, so the company sign-in hands its token to the app", async () => {
+    stubFetch({ [EXCHANGE]: () => json(409, { errorMessage: 'ssoRequired', email: 'ann@corp.test' }) });
+    returnFromGoogle('native=true&useTransferToken=true&from=foyer%3A%2F%2Fsignin', `code=c&state=${NONCE}`);
+    expect(await screen.findByRole('link', { name: 'Sign in with SSO' })).toHaveAttribute(
+      'href',
+      '/sso-sign-in?from=foyer%3A%2F%2Fsignin&email=ann%40corp.test&native=true',
+    );
+  });
+
   it('puts the transfer token only into an app address, before its fragment', async () => {
     stubFetch({ [EXCHANGE]: () => json(200, { wasSignUp: false, otter: '', transferToken: 'tok-123', wasClient: true }) });
     returnFromGoogle('native=true&useTransferToken=true&from=foyer%3A%2F%2Fcb%3Fx%3D1%23frag', `code=c&state=${NONCE}`);
