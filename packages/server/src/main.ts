@@ -65,9 +65,12 @@ async function main(): Promise<void> {
       onError: (error) => logger.current?.warn({ err: error }, 'the SQLite checkpoint thread failed; SQLite checkpoints in the commits again'),
     },
   });
-  await migrateToLatest(database);
+  const { newerMigrations } = await migrateToLatest(database);
   const app = await buildApp({ config, db: database.db });
   logger.current = app.log;
+  if (newerMigrations.length > 0) {
+    app.log.info({ newerMigrations }, 'the database holds migrations of a newer version (a rolling deploy or a rollback): started without migrating');
+  }
   if (standIn !== undefined) {
     app.log.info({ issuer: standIn.issuer }, 'Google sign-in goes to the local stand-in provider (FOYER_ENV=local without GOOGLE_CLIENT_ID)');
   }

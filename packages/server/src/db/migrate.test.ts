@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { TEST_DB, createTestDatabase, dbUnavailable, migrateTestSchema } from '../../test/helpers.js';
-import { MIGRATIONS } from './migrate.js';
+import { MIGRATIONS, migrateToLatest } from './migrate.js';
 
 describe.skipIf(dbUnavailable)('migrations', () => {
   it(`run on ${TEST_DB}, and again without effect`, async () => {
@@ -21,6 +21,24 @@ describe.skipIf(dbUnavailable)('migrations', () => {
         .execute();
       const row = await database.db.selectFrom('login_failures').selectAll().executeTakeFirstOrThrow();
       expect(row.last_failure_at).toBe(now);
+    } finally {
+      await database.destroy();
+    }
+  });
+
+  it('start without migrating on a database a newer version migrated, and refuse one that lacks their own', async () => {
+    const database = await createTestDatabase();
+    try {
+      const newer = '999-from-a-newer-version';
+      await sql`insert into kysely_migration (name, timestamp) values (${newer}, ${new Date().toISOString()})`.execute(database.db);
+      // A restarted instance of the older version during a rolling deploy, or after a rollback.
+      expect(await migrateToLatest(database)).toEqual({ newerMigrations: [newer] });
+      expect(await migrateToLatest(database)).toEqual({ newerMigrations: [newer] });
+
+      // A database that lacks one of this version's own as well is no newer version's: refused.
+      const [last] = MIGRATIONS.at(-1) ?? [''];
+      await sql`delete from kysely_migration where name = ${last}`.execute(database.db);
+      await expect(migrateToLatest(database)).rejects.toThrow('Migrations failed');
     } finally {
       await database.destroy();
     }

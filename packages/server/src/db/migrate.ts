@@ -38,20 +38,40 @@ const provider: MigrationProvider = {
   getMigrations: () => Promise.resolve(Object.fromEntries(MIGRATIONS)),
 };
 
+/** The names of the migrations applied to this database; none when it has no bookkeeping table yet. */
+async function appliedMigrations(db: Database['db'], schema: string | undefined): Promise<string[]> {
+  const table = schema === undefined ? sql.table('kysely_migration') : sql.table(`${schema}.kysely_migration`);
+  try {
+    return (await sql<{ name: string }>`select name from ${table}`.execute(db)).rows.map((row) => row.name);
+  } catch {
+    return [];
+  }
+}
+
 /**
  * Brings the schema to the latest version. Kysely takes a lock first (an advisory lock on
  * PostgreSQL), so instances starting together do not run a migration twice.
+ *
+ * A database a newer version migrated (decision 0018: a rolling deploy, or a rollback) holds every
+ * migration of this one and some it does not know. Those only add to what this version uses, so
+ * it starts without migrating, and answers their names for the log; Kysely's migrator would
+ * refuse the database as corrupted, and an older instance restarted mid-rollout could never start.
  */
-export async function migrateToLatest(database: Pick<Database, 'db' | 'dialect'>): Promise<void> {
+export async function migrateToLatest(database: Pick<Database, 'db' | 'dialect'>): Promise<{ newerMigrations: string[] }> {
   const { db, dialect } = database;
   // Without a schema, Kysely takes its bookkeeping tables in ANY schema of the database for its
   // own (another app's, another test's): pin them to the schema our tables go to.
   const migrationTableSchema =
     dialect === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined;
+  const applied = new Set(await appliedMigrations(db, migrationTableSchema));
+  const known = new Set(MIGRATIONS.map(([name]) => name));
+  const newerMigrations = [...applied].filter((name) => !known.has(name)).sort();
+  if (newerMigrations.length > 0 && [...known].every((name) => applied.has(name))) return { newerMigrations };
   const migrator = new Migrator({ db, provider, ...(migrationTableSchema === undefined ? {} : { migrationTableSchema }) });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((result) => result.status === 'Error');
   if (error !== undefined) {
     throw new Error(failed ? `Migration ${failed.migrationName} failed` : 'Migrations failed', { cause: error });
   }
+  return { newerMigrations: [] };
 }
