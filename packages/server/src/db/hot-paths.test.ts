@@ -6,6 +6,7 @@ import { exchange, googleRound, signInWithGoogle, useGoogleTestApp } from '../..
 import { HOUR, TEST_DB, createTestUser, dbUnavailable, getSession, postSignIn, signIn, uniqueEmail, useTestApp } from '../../test/helpers.js';
 import { readAuthnRequest, signedResponse } from '../../test/saml-idp.js';
 import { landing, postAcs, startSso, startedSaml } from '../../test/sso.js';
+import { statementNameOf } from './prepared.js';
 
 /** One statement as the database received it: its text and, on PostgreSQL, its prepared name. */
 interface Sent {
@@ -57,6 +58,8 @@ const readsDomainsAlone = (s: Sent) => /^\s*select\b/i.test(s.text) && /\borgani
 const readsSessionsById = (s: Sent) =>
   /^\s*select\b/i.test(s.text) && /"sessions"\."id" (= any\(\$1\)|in \(select value from json_each\(\?\)\))/.test(s.text);
 const isReservation = (s: Sent) => /^\s*insert into "login_failures"/i.test(s.text);
+/** Statements Kysely built and compiled for this call, rather than once (`preparedStatement`); BEGIN and COMMIT aside. */
+const builtPerCall = (sent: Sent[]) => sent.filter((s) => !isBegin(s) && !isCommit(s) && statementNameOf(s.text) === undefined).map((s) => s.text);
 
 /** SQLite: the statements of the call's one transaction (checked to be the only one), as "insert into \"table\"". */
 function writesOfOneTransaction(sent: Sent[]): Array<string | undefined> {
@@ -100,6 +103,8 @@ describe.skipIf(dbUnavailable)('statements per call on the hot paths (decision 0
       return;
     }
     expect(sent).toHaveLength(7);
+    // Each compiled once, as on PostgreSQL: building and compiling a query costs more main thread than SQLite's primary-key read.
+    expect(builtPerCall(sent)).toEqual([]);
     const begin = sent.findIndex(isBegin);
     const commit = sent.findIndex(isCommit);
     expect(sent.filter(isBegin)).toHaveLength(1);
@@ -125,6 +130,7 @@ describe.skipIf(dbUnavailable)('statements per call on the hot paths (decision 0
     expect(sent.filter(readsDomainsAlone)).toEqual([]);
     expect(sent.filter(isBegin)).toEqual([]);
     expect(sent).toHaveLength(3);
+    expect(builtPerCall(sent)).toEqual([]);
     expect(sent.filter((s) => isWrite(s) && !isReservation(s)).map((s) => /^\s*(\w+ \w+ "\w+")/.exec(s.text)?.[1])).toEqual([
       'insert into "audit_events"',
     ]);
@@ -144,6 +150,7 @@ describe.skipIf(dbUnavailable)('statements per call on the hot paths (decision 0
     vi.restoreAllMocks();
     expect(sent).toHaveLength(2);
     expect(sent.every(readsSessionsById)).toBe(true);
+    expect(builtPerCall(sent)).toEqual([]);
     if (TEST_DB === 'postgres') expect(sent.map((s) => s.name)).toEqual(['foyer_sessions_with_users', 'foyer_sessions_with_users']);
 
     t.clock.advance(HOUR);
@@ -200,6 +207,7 @@ describe.skipIf(dbUnavailable)('statements per forum round trip (decision 0029)'
     const response = await postWithToken(t, DISCOURSE_SSO_URL, forumRequest(), otter, deviceId);
     vi.restoreAllMocks();
     expect(response.statusCode).toBe(200);
+    expect(builtPerCall(sent)).toEqual([]);
     const writes = sent.filter((s) => isWrite(s) || /^\s*with\b/i.test(s.text));
     if (TEST_DB === 'postgres') {
       // The session's read, the terms' read, and the claim with its audit row: three round trips.
@@ -232,6 +240,7 @@ describe.skipIf(dbUnavailable)('statements per Google callback of a returning ac
     expect(response.statusCode).toBe(200);
     expect(response.json()).toMatchObject({ wasSignUp: false });
 
+    expect(builtPerCall(sent)).toEqual([]);
     const writes = sent.filter((s) => isWrite(s) || /^\s*with\b/i.test(s.text));
     if (TEST_DB === 'postgres') {
       // The state spent, the domain's SSO rule, the account, and the sign-in's writes: four round
@@ -268,6 +277,7 @@ describe.skipIf(dbUnavailable)('statements per SAML response of a returning memb
     const response = await postAcs(t, first.corp.urls.acs, signedResponse({ ...first.base, inResponseTo }));
     vi.restoreAllMocks();
     expect(landing(response).get('transferToken')).not.toBeNull();
+    expect(builtPerCall(sent)).toEqual([]);
 
     if (TEST_DB === 'postgres') {
       // Eight of them were the account's transaction: BEGIN, the domain, the account, the identity,

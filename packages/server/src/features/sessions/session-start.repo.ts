@@ -116,17 +116,24 @@ function isUncheckedStart(error: unknown): boolean {
   return code === '23502' && table === 'sessions' && column === 'user_id';
 }
 
+/** SQLite: the account's id while it still has the checked credentials (decision 0029: compiled once). */
+const accountStillChecked = preparedStatement(
+  'foyer_signin_still_checked',
+  ['id', 'passwordHash', 'emailKey'],
+  (db: Db, p: { id: string; passwordHash: string; emailKey: string }) =>
+    db
+      .selectFrom('users')
+      .select('id')
+      .where('id', '=', p.id)
+      .where('password_hash', '=', p.passwordHash)
+      .where('email_key', '=', p.emailKey)
+      .where('deactivated_at', 'is', null),
+);
+
 /** SQLite: whether the account still has the checked credentials, read inside the writes' transaction. */
 async function stillChecked(trx: Db, userId: string, checked: CheckedCredentials): Promise<boolean> {
-  const row = await trx
-    .selectFrom('users')
-    .select('id')
-    .where('id', '=', userId)
-    .where('password_hash', '=', checked.passwordHash)
-    .where('email_key', '=', checked.emailKey)
-    .where('deactivated_at', 'is', null)
-    .executeTakeFirst();
-  return row !== undefined;
+  const { rows } = await accountStillChecked(trx, { id: userId, passwordHash: checked.passwordHash, emailKey: checked.emailKey });
+  return rows.length > 0;
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Selectable } from 'kysely';
+import { preparedStatement } from '../../db/prepared.js';
 import type { Db, EmailTokensTable } from '../../db/schema.js';
 import { takeTurns } from '../../db/take-turns.js';
 import { randomToken, sha256Hex } from '../../lib/crypto.js';
@@ -74,22 +75,57 @@ export async function storeToken(db: Db, row: TokenRow): Promise<void> {
   }
   await takeTurns(db, `email_tokens:${row.user_id}:${row.purpose}`);
   await supersedeOpenTokens(db, { userId: row.user_id, purpose: row.purpose, signupId: row.signup_id, now: row.created_at });
-  await db.insertInto('email_tokens').values(row).execute();
+  await insertTokenRow(db, row);
 }
+
+const TOKEN_COLUMNS = [
+  'id',
+  'user_id',
+  'purpose',
+  'created_at',
+  'expires_at',
+  'used_at',
+  'signup_id',
+  'new_email',
+  'binding_hash',
+  'ended_reason',
+] as const satisfies ReadonlyArray<keyof TokenRow>;
+
+// Decision 0029: every company sign-in and Google hand-off issues a token; compiled once.
+const insertTokenRow = preparedStatement('foyer_token_insert', TOKEN_COLUMNS, (db: Db, row: TokenRow) => db.insertInto('email_tokens').values(row));
+
+type Superseding = { userId: string; purpose: TokenRow['purpose']; now: number };
+
+const supersedeOfPurpose = preparedStatement('foyer_tokens_supersede', ['userId', 'purpose', 'now'], (db: Db, input: Superseding) =>
+  db
+    .updateTable('email_tokens')
+    .set({ used_at: input.now, ended_reason: 'superseded' satisfies TokenEndReason })
+    .where('user_id', '=', input.userId)
+    .where('purpose', '=', input.purpose)
+    .where('used_at', 'is', null),
+);
+
+const supersedeOfSignup = preparedStatement(
+  'foyer_tokens_supersede_signup',
+  ['userId', 'purpose', 'now', 'signupId'],
+  (db: Db, input: Superseding & { signupId: string }) =>
+    db
+      .updateTable('email_tokens')
+      .set({ used_at: input.now, ended_reason: 'superseded' satisfies TokenEndReason })
+      .where('user_id', '=', input.userId)
+      .where('purpose', '=', input.purpose)
+      .where('used_at', 'is', null)
+      .where('signup_id', '=', input.signupId),
+);
 
 /** Ends the open links of one purpose of a user (of one sign-up, when given): a newer request replaces them. */
 export async function supersedeOpenTokens(
   db: Db,
   input: { userId: string; purpose: TokenRow['purpose']; signupId?: string | null; now: number },
 ): Promise<void> {
-  let superseded = db
-    .updateTable('email_tokens')
-    .set({ used_at: input.now, ended_reason: 'superseded' satisfies TokenEndReason })
-    .where('user_id', '=', input.userId)
-    .where('purpose', '=', input.purpose)
-    .where('used_at', 'is', null);
-  if (input.signupId !== undefined && input.signupId !== null) superseded = superseded.where('signup_id', '=', input.signupId);
-  await superseded.execute();
+  const { userId, purpose, signupId, now } = input;
+  if (signupId !== undefined && signupId !== null) await supersedeOfSignup(db, { userId, purpose, now, signupId });
+  else await supersedeOfPurpose(db, { userId, purpose, now });
 }
 
 export async function findToken(db: Db, token: string): Promise<TokenRow | undefined> {
