@@ -29,6 +29,19 @@ describe('the password hasher (decision 0011)', () => {
     expect(passwords.needsRehash(stored)).toBe(false);
   });
 
+  it('asks for a new hash when a stored one was made with other parameters, another argon2 or an older version', async () => {
+    const passwords = await hasher();
+    const stored = await passwords.hash(SECRET);
+    const [, , , , salt, digest] = stored.split('$');
+    const made = (head: string) => `$${head}$${salt}$${digest}`;
+    expect(passwords.needsRehash(made('argon2id$v=19$m=4096,t=3,p=1'))).toBe(false);
+    expect(passwords.needsRehash(made('argon2id$v=19$m=4096,t=2,p=1'))).toBe(true);
+    expect(passwords.needsRehash(made('argon2id$v=19$m=19456,t=3,p=1'))).toBe(true);
+    expect(passwords.needsRehash(made('argon2id$v=19$m=4096,t=3,p=2'))).toBe(true);
+    expect(passwords.needsRehash(made('argon2i$v=19$m=4096,t=3,p=1'))).toBe(true);
+    expect(passwords.needsRehash('not a hash')).toBe(true);
+  });
+
   it('answers false for a stored value that is not a PHC string', async () => {
     const passwords = await hasher();
     expect(await passwords.verify('not a hash', SECRET)).toBe(false);
