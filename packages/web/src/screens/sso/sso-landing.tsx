@@ -7,13 +7,15 @@ import { CardLayout } from '../../components/card-layout';
 import { Spinner } from '../../components/spinner';
 import { useT } from '../../lib/i18n';
 import { useRuntimeConfig } from '../../lib/runtime-config';
+import { writeSessionItem } from '../../lib/session-store';
 import { landingMessage, landingOutcome, shownCode } from './sso-request';
 
 /**
  * Spec §2, §4, §8 `/sso-landing`, where every answer of an identity provider ends (decision
  * 0022): with a code, the failure page (spec §8's text and the raw code); with a transfer token,
  * the success page, which after spec §9's second opens the desktop app's transfer address
- * (native client) or goes to the return address, by default `/ssol/:transferToken`.
+ * (native client) or an app-scheme return address, or signs this browser in at
+ * `/ssol/:transferToken`, which then goes to a web return address.
  */
 export function SsoLanding() {
   const t = useT();
@@ -24,6 +26,8 @@ export function SsoLanding() {
   useEffect(() => {
     if (outcome.kind !== 'success') return;
     const timer = window.setTimeout(() => {
+      // A web return address waits in the tab for `/ssol/:transferToken`, as sign-in's `from` does.
+      if (outcome.from !== undefined) writeSessionItem('ssoFrom', outcome.from);
       // The app opens beside this page, which stays with its link; a web target replaces the
       // landing page in the history, so Back does not offer a spent token again.
       if (outcome.native) window.location.assign(outcome.target);

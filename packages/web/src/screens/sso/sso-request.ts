@@ -2,6 +2,7 @@ import {
   NATIVE_SSO_TRANSFER_URL,
   SSO_LANDING_CODES,
   hasControlCharacters,
+  isAppSchemeUrl,
   routePath,
   type MessageKey,
   type RuntimeConfig,
@@ -60,8 +61,11 @@ export function ssoTransferFailure(code: FailureCode): MessageKey {
 export type LandingOutcome =
   /** `code` is what the address carried (null when it carried neither a code nor a token). */
   | { kind: 'failure'; code: string | null }
-  /** Where the page goes after spec §9's second; `native` opens the desktop app. */
-  | { kind: 'success'; target: string; native: boolean };
+  /**
+   * Where the page goes after spec §9's second; `native` opens the desktop app. `from`: a web
+   * return address, kept for `/ssol/:transferToken` to go to once this browser is signed in.
+   */
+  | { kind: 'success'; target: string; native: boolean; from?: string };
 
 function isLandingCode(code: string): code is SsoLandingCode {
   return (SSO_LANDING_CODES as readonly string[]).includes(code);
@@ -82,9 +86,12 @@ export function shownCode(code: string | null): string | null {
 
 /**
  * Spec §4, SSO landing (decision 0022): a code is the failure page. A token goes, after spec §9's
- * second, to the desktop app's transfer address for a native client, to the return address the
- * client gave (when this page's allow-list accepts it too), or by default to
- * `/ssol/:transferToken`, which signs this browser in.
+ * second, to the desktop app's transfer address for a native client, to a return address in the
+ * app's scheme that the client gave (when this page's allow-list accepts it too), or by default
+ * to `/ssol/:transferToken`, which signs this browser in. A web return address never gets the
+ * token (decision 0019's rule): it is a credential for the app, and an address of the forum or
+ * the marketing site is read by their logs and scripts. Such an address is where the browser
+ * goes once signed in.
  */
 export function landingOutcome(params: URLSearchParams, config: RuntimeConfig): LandingOutcome {
   const code = params.get('code');
@@ -92,6 +99,9 @@ export function landingOutcome(params: URLSearchParams, config: RuntimeConfig): 
   if (code !== null || transferToken === '') return { kind: 'failure', code };
   if (flagParam(params, 'native')) return { kind: 'success', target: withToken(NATIVE_SSO_TRANSFER_URL, transferToken), native: true };
   const returnUrl = allowedTarget(params.get('returnUrl'), config);
-  const target = returnUrl === undefined ? routePath('ssoTransfer', { transferToken }) : withToken(returnUrl, transferToken);
-  return { kind: 'success', target, native: false };
+  if (returnUrl !== undefined && isAppSchemeUrl(returnUrl)) return { kind: 'success', target: withToken(returnUrl, transferToken), native: true };
+  const signIn = routePath('ssoTransfer', { transferToken });
+  return returnUrl === undefined
+    ? { kind: 'success', target: signIn, native: false }
+    : { kind: 'success', target: signIn, native: false, from: returnUrl };
 }

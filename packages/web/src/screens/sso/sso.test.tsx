@@ -240,16 +240,30 @@ describe('/sso-landing (spec §4, §8, §9)', () => {
     expect(assign).toHaveBeenCalledWith(target);
   });
 
+  it('hands the token to a return address in the app scheme, with a link if the app did not open', async () => {
+    landingClock();
+    const { assign, replace } = stubLocation();
+    renderApp(`/sso-landing?transferToken=${TOKEN}&returnUrl=${encodeURIComponent('foyer://ext/done?x=1')}`);
+    const target = `foyer://ext/done?x=1&transferToken=${TOKEN}`;
+    expect(await screen.findByRole('link', { name: 'Open the app' })).toHaveAttribute('href', target);
+    vi.advanceTimersByTime(1000);
+    expect(assign).toHaveBeenCalledWith(target);
+    expect(replace).not.toHaveBeenCalled();
+  });
+
   it.each([
-    ['https://app.foyer.test/ext/done?x=1', `https://app.foyer.test/ext/done?x=1&transferToken=${TOKEN}`],
-    ['https://evil.example/steal', `/ssol/${TOKEN}`],
-  ])('returnUrl=%s goes to %s', async (returnUrl, expected) => {
+    // One of the product's own sites: the browser signs in here, then goes there, without the token.
+    ['https://app.foyer.test/ext/done?x=1', 'https://app.foyer.test/ext/done?x=1'],
+    ['https://evil.example/steal', null],
+  ])('returnUrl=%s: the token stays on this site', async (returnUrl, kept) => {
     landingClock();
     const { replace } = stubLocation();
+    sessionStorage.removeItem('ssoFrom');
     renderApp(`/sso-landing?transferToken=${TOKEN}&returnUrl=${encodeURIComponent(returnUrl)}`);
     await screen.findByRole('heading', { level: 1, name: 'Signed in' });
     vi.advanceTimersByTime(1000);
-    expect(replace).toHaveBeenCalledWith(expected);
+    expect(replace).toHaveBeenCalledWith(`/ssol/${TOKEN}`);
+    expect(sessionStorage.getItem('ssoFrom')).toBe(kept);
   });
 });
 
