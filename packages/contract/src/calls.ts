@@ -361,7 +361,7 @@ export const CALLS = {
     ...CALL_PATHS.discourseSso,
     body: DiscourseSsoBody,
     response: DiscourseSsoResponse,
-    errors: ['notSignedIn', 'notFound', 'invalidSsoPayload'],
+    errors: ['notSignedIn', 'notFound', 'invalidSsoPayload', 'rateLimitExeeded'],
     deviceIdHeader: true,
   },
   termsAgreed: {

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { callRoute } from '../../lib/call-route.js';
 import { requestMeta } from '../audit/audit.service.js';
 import { requireSession } from '../sessions/sessions.http.js';
+import { DISCOURSE_SSO_PER_IP } from './community.limits.js';
 import { agreeToTerms, answerDiscourseSso } from './community.service.js';
 import { registerLocalTermsPage } from './local-terms.js';
 
@@ -13,6 +14,7 @@ import { registerLocalTermsPage } from './local-terms.js';
 export const communityRoutes: FastifyPluginAsyncZod = async (app) => {
   callRoute(app, 'discourseSso', {
     summary: 'Answers a DiscourseConnect request of the community forum for the signed-in account',
+    rateLimits: [{ rule: DISCOURSE_SSO_PER_IP, key: (request) => request.ip }],
     handler: async (request) => answerDiscourseSso(app, { ...request.body, session: () => requireSession(app, request) }, requestMeta(request)),
   });
 

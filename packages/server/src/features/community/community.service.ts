@@ -80,8 +80,9 @@ export async function answerDiscourseSso(
 ): Promise<DiscourseSsoAnswer> {
   const forum = forumOf(deps);
   const request = readRequest(forum.secret, input.ssoPayload, input.signature);
-  if (request === undefined || !onForum(request.returnSsoUrl, forum, deps.redirects)) {
-    await recordAudit(unitOfWork(deps), { type: 'community.refused', meta, detail: { reason: request === undefined ? 'signature' : 'returnUrl' } });
+  if ('refused' in request || !onForum(request.returnSsoUrl, forum, deps.redirects)) {
+    const reason = 'refused' in request ? request.refused : 'returnUrl';
+    await recordAudit(unitOfWork(deps), { type: 'community.refused', meta, detail: { reason } });
     throw new AppError('invalidSsoPayload');
   }
   // The session's read already joined the account (sessions.repo.ts): no read of its own.

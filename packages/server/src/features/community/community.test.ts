@@ -12,6 +12,8 @@ import {
   forumRequest,
   postWithToken,
 } from '../../../test/community.js';
+import { randomAddress } from '../../../test/password.js';
+import { DISCOURSE_SSO_PER_IP } from './community.limits.js';
 import { createTestUser, dbUnavailable, newDeviceId, signIn, testConfig, useTestApp, type TestApp } from '../../../test/helpers.js';
 
 async function signedInMember(t: TestApp, options: { verified?: boolean; agreed?: boolean } = {}) {
@@ -206,6 +208,25 @@ describe.skipIf(dbUnavailable)('community/discourseSso (decision 0021)', () => {
 
   it('refuses termsAgreed without a session', async () => {
     expect((await postJson(t, TERMS_AGREED_URL, {})).json()).toEqual({ errorMessage: 'notSignedIn' });
+  });
+
+  it(`allows ${DISCOURSE_SSO_PER_IP.limit} calls per client address in 15 minutes, then 429 before the payload is checked or audited`, async () => {
+    const attacker = randomAddress();
+    const refusalRows = async () => (await t.db.selectFrom('audit_events').select('id').where('type', '=', 'community.refused').execute()).length;
+    const forged = (remoteAddress: string) => postJson(t, DISCOURSE_SSO_URL, forumRequest({ secret: 'not-the-forum-secret' }), { remoteAddress });
+    const before = await refusalRows();
+    for (let i = 0; i < DISCOURSE_SSO_PER_IP.limit; i++) expect((await forged(attacker)).json()).toEqual({ errorMessage: 'invalidSsoPayload' });
+    expect(await refusalRows()).toBe(before + DISCOURSE_SSO_PER_IP.limit);
+
+    const refused = await forged(attacker);
+    expect(refused.statusCode).toBe(429);
+    expect(refused.json()).toEqual({ errorMessage: 'rateLimitExeeded' });
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(14 * 60);
+    expect(Number(refused.headers['retry-after'])).toBeLessThanOrEqual(15 * 60);
+    expect(await refusalRows()).toBe(before + DISCOURSE_SSO_PER_IP.limit);
+    // A member elsewhere still signs in to the forum.
+    const member = await signedInMember(t);
+    expect((await postWithToken(t, DISCOURSE_SSO_URL, forumRequest(), member.otter, member.deviceId)).statusCode).toBe(200);
   });
 });
 

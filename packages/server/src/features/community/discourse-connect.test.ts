@@ -41,13 +41,18 @@ describe('DiscourseConnect (Discourse’s public vectors)', () => {
     const payload = Buffer.from('nonce=abc&return_sso_url=https%3A%2F%2Fforum.example.com%2Fsession%2Fsso_login').toString('base64');
     const sig = signPayload(SECRET, payload);
     expect(readRequest(SECRET, payload, sig)).toEqual({ nonce: 'abc', returnSsoUrl: 'https://forum.example.com/session/sso_login' });
-    expect(readRequest('another-secret-entirely', payload, sig)).toBeUndefined();
+    expect(readRequest('another-secret-entirely', payload, sig)).toEqual({ refused: 'signature' });
     const tampered = Buffer.from('nonce=abd&return_sso_url=https%3A%2F%2Fforum.example.com%2Fsession%2Fsso_login').toString('base64');
-    expect(readRequest(SECRET, tampered, sig)).toBeUndefined();
+    expect(readRequest(SECRET, tampered, sig)).toEqual({ refused: 'signature' });
     // Discourse itself refuses anything outside base64's alphabet and line breaks, signed or not.
     const foreign = `${payload}!`;
-    expect(readRequest(SECRET, foreign, signPayload(SECRET, foreign))).toBeUndefined();
-    expect(readRequest(SECRET, payload, sig.toUpperCase())).toBeUndefined();
+    expect(readRequest(SECRET, foreign, signPayload(SECRET, foreign))).toEqual({ refused: 'signature' });
+    expect(readRequest(SECRET, payload, sig.toUpperCase())).toEqual({ refused: 'signature' });
+    // Signed with the forum's secret, but without a nonce or a return address: not a forged signature.
+    for (const fields of ['return_sso_url=https%3A%2F%2Fforum.example.com%2F', 'nonce=abc', 'nonce=&return_sso_url=x']) {
+      const unfinished = Buffer.from(fields).toString('base64');
+      expect(readRequest(SECRET, unfinished, signPayload(SECRET, unfinished))).toEqual({ refused: 'malformed' });
+    }
   });
 
   it('appends the answer to the return address as Discourse’s to_url does', () => {

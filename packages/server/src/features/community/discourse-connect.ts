@@ -31,15 +31,17 @@ export interface IncomingRequest {
 }
 
 /**
- * The forum's request, or undefined when it is not one: a signature that does not match, a
- * character Discourse itself refuses, or a payload without `nonce` or `return_sso_url`.
+ * The forum's request, or why it is not one: `signature` for a signature that does not match or a
+ * character Discourse itself refuses (nothing in it can be trusted), `malformed` for a payload
+ * signed with the forum's secret that has no `nonce` or `return_sso_url` (the forum's own error,
+ * or its secret in other hands).
  */
-export function readRequest(secret: string, payload: string, signature: string): IncomingRequest | undefined {
-  if (!PAYLOAD_ALPHABET.test(payload) || !verifySignature(secret, payload, signature)) return undefined;
+export function readRequest(secret: string, payload: string, signature: string): IncomingRequest | { refused: 'signature' | 'malformed' } {
+  if (!PAYLOAD_ALPHABET.test(payload) || !verifySignature(secret, payload, signature)) return { refused: 'signature' };
   const fields = new URLSearchParams(Buffer.from(payload, 'base64').toString('utf8'));
   const nonce = fields.get('nonce');
   const returnSsoUrl = fields.get('return_sso_url');
-  if (nonce === null || nonce === '' || returnSsoUrl === null || returnSsoUrl === '') return undefined;
+  if (nonce === null || nonce === '' || returnSsoUrl === null || returnSsoUrl === '') return { refused: 'malformed' };
   return { nonce, returnSsoUrl };
 }
 

@@ -11,3 +11,13 @@ const WINDOW_MS = 15 * 60_000;
  */
 export const SSO_START_PER_IP: RateRule = { name: 'ssoStart:ip', limit: 300, windowMs: WINDOW_MS };
 export const SSO_START_PER_EMAIL: RateRule = { name: 'ssoStart:email', limit: 10, windowMs: WINDOW_MS };
+
+/**
+ * What identity providers send back (the SAML assertion consumer, the OIDC callback), per client
+ * address, counted before the body is read: each refused answer writes an audit row and a SAML
+ * response takes a place on the SAML threads' queue, so an unlimited flood of forged answers would
+ * fill the table (ASVS V2.4.1) and keep real sign-ins waiting. Twice the start's limit: a browser
+ * brings one answer per start, and an organisation whose provider starts sign-ins itself sends
+ * answers no start preceded.
+ */
+export const SSO_ANSWER_PER_IP: RateRule = { name: 'ssoAnswer:ip', limit: 600, windowMs: WINDOW_MS };

@@ -7,7 +7,7 @@ import { AppError, isAppError } from '../../lib/errors.js';
 import { READ_ERRORS } from '../../lib/http-schemas.js';
 import { requestMeta } from '../audit/audit.service.js';
 import { SamlThreads } from './saml.thread.js';
-import { SSO_START_PER_EMAIL, SSO_START_PER_IP } from './sso.limits.js';
+import { SSO_ANSWER_PER_IP, SSO_START_PER_EMAIL, SSO_START_PER_IP } from './sso.limits.js';
 import { SsoOidcClients } from './sso.oidc.js';
 import { findConnectionById } from './sso.repo.js';
 import { consumeOidcCallback, consumeSamlResponse } from './sso.responses.js';
@@ -112,9 +112,13 @@ export const ssoRoutes: FastifyPluginAsyncZod = async (app) => {
     },
   });
 
+  /** Before the body is read or anything is looked up (SSO_ANSWER_PER_IP); a refusal is 429 with Retry-After. */
+  const limitAnswers = async (request: FastifyRequest, reply: FastifyReply) => app.rateLimiter.enforce(request, reply, [[SSO_ANSWER_PER_IP, request.ip]]);
+
   app.route({
     method: 'POST',
     url: SSO_PATHS.samlAcs,
+    onRequest: limitAnswers,
     // The identity provider's page posts here cross-site without our script: no XSRF header can
     // exist. The response carries its own proof (the signature and InResponseTo), checked in full.
     config: { xsrfExempt: true },
@@ -128,7 +132,7 @@ export const ssoRoutes: FastifyPluginAsyncZod = async (app) => {
       body: AcsBody,
       // What is refused before the handler lands on /sso-landing too (landOnMalformed), except a
       // connection id the router refuses, a form too large, and an outage.
-      response: { 303: Redirect, 400: ErrorBody, 413: ErrorBody, ...READ_ERRORS },
+      response: { 303: Redirect, 400: ErrorBody, 413: ErrorBody, 429: ErrorBody, ...READ_ERRORS },
     },
     handler: async (request, reply) => {
       const { SAMLResponse, RelayState } = request.body;
@@ -145,13 +149,14 @@ export const ssoRoutes: FastifyPluginAsyncZod = async (app) => {
   app.route({
     method: 'GET',
     url: SSO_PATHS.oidcCallback,
+    onRequest: limitAnswers,
     errorHandler: landOnMalformed(app, 'a callback'),
     schema: {
       tags: ['sso'],
       summary: 'The OpenID Connect redirect URI of a connection',
       params: ConnectionParams,
       querystring: CallbackQuery,
-      response: { 303: Redirect, 400: ErrorBody, ...READ_ERRORS },
+      response: { 303: Redirect, 400: ErrorBody, 429: ErrorBody, ...READ_ERRORS },
     },
     handler: async (request, reply) => {
       const { code, state, error } = request.query;
