@@ -15,6 +15,8 @@ export interface SmtpCaptureOptions {
   delayMs?: number;
   /** Takes each message's data and never answers: a server frozen mid-DATA. */
   freezeAtData?: boolean;
+  /** Refuses these recipients at RCPT TO with a permanent error (a mailbox that does not exist). */
+  refuses?: (address: string) => boolean;
 }
 
 /**
@@ -43,7 +45,7 @@ export class SmtpCapture {
   /** Listens on the given port, or on the one it had before, or on a free one. */
   async start(port: number = this.port): Promise<void> {
     const credentials = this.credentials;
-    const { delayMs = 0, freezeAtData = false } = this.options;
+    const { delayMs = 0, freezeAtData = false, refuses } = this.options;
     const server = new SMTPServer({
       logger: false,
       closeTimeout: 50,
@@ -56,6 +58,10 @@ export class SmtpCapture {
         } else {
           callback(new Error('Invalid username or password'));
         }
+      },
+      onRcptTo(address, _session, callback) {
+        if (refuses?.(address.address) === true) callback(Object.assign(new Error('No such mailbox'), { responseCode: 550 }));
+        else callback();
       },
       onData: (stream, session, callback) => {
         const chunks: Buffer[] = [];

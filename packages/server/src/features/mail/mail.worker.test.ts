@@ -158,6 +158,48 @@ describe.skipIf(dbUnavailable)('the mail worker over real SMTP', () => {
     expect(smtp.messages.filter((message) => message.to.includes(to))).toHaveLength(1);
   });
 
+  it('sends the rest of a round once when the database fails the recording of one failed delivery', async () => {
+    // A slow relay that refuses one mailbox: the refusal comes back at once, while the other
+    // mails of the round are still being sent.
+    const relay = new SmtpCapture({ delayMs: 400, refuses: (address) => address.startsWith('bounce-') });
+    await relay.start();
+    let away = true;
+    const recordingFailure: KyselyPlugin = {
+      transformQuery: ({ node }) => {
+        const columns = UpdateQueryNode.is(node)
+          ? (node.updates ?? []).map((update) => (ColumnNode.is(update.column) ? update.column.column.name : ''))
+          : [];
+        const records = columns.includes('next_attempt_at') && !columns.includes('sent_at');
+        if (away && records) throw new Error('Connection terminated unexpectedly');
+        return node;
+      },
+      transformResult: async ({ result }) => result,
+    };
+    worker = new MailWorker(
+      { db: t.db.withPlugin(recordingFailure), clock: t.clock, log: t.app.log, key: outboxKeyOf(t.config) },
+      smtpTransport({ url: relay.url, from: 'Foyer <no-reply@localhost>' }),
+      { pollMs: 60 * MINUTE },
+    );
+    const bounce = uniqueEmail('bounce');
+    const others = [1, 2, 3].map((n) => uniqueEmail(`r${n}`));
+    for (const to of [bounce, ...others]) await queue(to);
+
+    // The round fails (the next poll says so) only once its other sends have settled.
+    await expect(worker.runOnce()).rejects.toThrow('Connection terminated unexpectedly');
+    away = false;
+    for (const to of others) expect(await row(to)).toMatchObject({ attempts: 1, locked_until: null, last_error: null, sent_at: t.clock.now() });
+    // The refused mail keeps its claim until it runs out, then goes again: at least once, never lost.
+    expect(await row(bounce)).toMatchObject({ attempts: 0, sent_at: null });
+    expect(await worker.runOnce()).toBe(0);
+    t.clock.advance(6 * MINUTE);
+    expect(await worker.runOnce()).toBeGreaterThanOrEqual(1);
+    expect(await row(bounce)).toMatchObject({ attempts: 1, sent_at: null, last_error: expect.stringMatching(/550/) });
+    for (const to of others) expect(relay.messages.filter((message) => message.to.includes(to))).toHaveLength(1);
+    await worker.stop();
+    worker = undefined;
+    await relay.stop();
+  });
+
   it('sends each row once when two workers (two instances) poll together', async () => {
     const recipients = Array.from({ length: 12 }, () => uniqueEmail('many'));
     for (const to of recipients) await queue(to);

@@ -61,13 +61,26 @@ export interface MailWorkerOptions {
  */
 export type MailWorkerState = 'polling' | 'stopped' | 'stuck' | 'noTransport';
 
-/** Runs `work` over `items`, at most `limit` at a time. */
+/**
+ * Runs `work` over `items`, at most `limit` at a time. An item's failure does not stop the others
+ * or end the run early: it settles only when no work is in flight, then fails with the first
+ * error. (Ending at the first failure would let the round hand back the claims of rows still being
+ * sent, and the next round would send them again.)
+ */
 async function eachLimited<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
+  const failures: unknown[] = [];
   const lane = async (): Promise<void> => {
-    for (let item = items[next++]; item !== undefined; item = items[next++]) await work(item);
+    for (let item = items[next++]; item !== undefined; item = items[next++]) {
+      try {
+        await work(item);
+      } catch (error) {
+        failures.push(error);
+      }
+    }
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  if (failures.length > 0) throw failures[0];
 }
 
 /** True when `promise` settles within `ms`. */
