@@ -28,9 +28,13 @@ export class MisbehavingProvider {
   userinfo: Record<string, unknown> | undefined;
   /** How long the token endpoint keeps each request waiting before it answers (a slow provider). */
   tokenDelayMs = 0;
-  private readonly key = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  /** What the token endpoint answers instead of tokens (a throttling provider), while set. */
+  tokenRefusal: { status: number; body: unknown } | undefined;
+  /** Requests its discovery document and its key set have had. */
+  readonly served = { discovery: 0, jwks: 0 };
+  private key = generateKeyPairSync('rsa', { modulusLength: 2048 });
   private readonly foreign = generateKeyPairSync('rsa', { modulusLength: 2048 });
-  private readonly kid = randomBytes(6).toString('hex');
+  private kid = randomBytes(6).toString('hex');
   private server: Server | undefined;
 
   async start(): Promise<void> {
@@ -40,16 +44,20 @@ export class MisbehavingProvider {
         response.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
         response.end(JSON.stringify(body));
       };
-      if (path === '/.well-known/openid-configuration') return json(200, this.metadata());
+      if (path === '/.well-known/openid-configuration') {
+        this.served.discovery += 1;
+        return json(200, this.metadata());
+      }
+      if (path === '/jwks') this.served.jwks += 1;
       if (path === '/jwks') return json(200, { keys: [{ ...this.key.publicKey.export({ format: 'jwk' }), kid: this.kid, alg: 'RS256', use: 'sig' }] });
       if (path === '/userinfo') return this.userinfo === undefined ? json(404, { error: 'not_found' }) : json(200, this.userinfo);
       if (path === '/token' && request.method === 'POST') {
         request.resume();
         request.on('end', () =>
-          setTimeout(
-            () => json(200, { access_token: randomBytes(16).toString('hex'), token_type: 'Bearer', expires_in: 60, id_token: this.idToken() }),
-            this.tokenDelayMs,
-          ),
+          setTimeout(() => {
+            if (this.tokenRefusal !== undefined) return json(this.tokenRefusal.status, this.tokenRefusal.body);
+            return json(200, { access_token: randomBytes(16).toString('hex'), token_type: 'Bearer', expires_in: 60, id_token: this.idToken() });
+          }, this.tokenDelayMs),
         );
         return undefined;
       }
@@ -57,6 +65,12 @@ export class MisbehavingProvider {
     });
     await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
     this.issuer = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  }
+
+  /** A key rotation: a new signing key, published in place of the old one. */
+  rotateKey(): void {
+    this.key = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    this.kid = randomBytes(6).toString('hex');
   }
 
   async stop(): Promise<void> {

@@ -58,7 +58,8 @@ const PROVIDER_DOWN_CODES = new Set(['OAUTH_RESPONSE_IS_NOT_CONFORM', 'OAUTH_RES
 
 /** A failure of the provider itself (down, slow, answering garbage): 503, not the person's fault. */
 function providerDown(error: unknown): boolean {
-  if (error instanceof oidc.ResponseBodyError) return error.status >= 500;
+  // 429: the provider is throttling this client; the code was not refused.
+  if (error instanceof oidc.ResponseBodyError) return error.status >= 500 || error.status === 429;
   // OAUTH_TIMEOUT and OAUTH_ABORT: openid-client's wrapping of the call's own time-out.
   if (error instanceof oidc.ClientError) return error.code !== undefined && PROVIDER_DOWN_CODES.has(error.code);
   if (error instanceof TypeError) return true; // fetch failed: connection refused, DNS, TLS
@@ -84,6 +85,8 @@ export class GoogleClient {
   private discovered: { value: Discovered; at: number } | undefined;
   private pending: Promise<Discovered> | undefined;
   private failedAt = Number.NEGATIVE_INFINITY;
+  /** An ID token named a key the cached set lacks (`forgetKeys`). */
+  private keysMissed = false;
   /** Every call to the provider: discovery, keys, the code exchange, userinfo. */
   private readonly fetch = providerFetch();
 
@@ -103,16 +106,19 @@ export class GoogleClient {
    */
   private async configuration(): Promise<Discovered> {
     const now = this.now();
-    if (this.discovered !== undefined && now - this.discovered.at < DISCOVERY_TTL_MS) return this.discovered.value;
+    const age = this.discovered === undefined ? Number.POSITIVE_INFINITY : now - this.discovered.at;
+    if (this.discovered !== undefined && age < DISCOVERY_TTL_MS && !(this.keysMissed && age >= DISCOVERY_RETRY_MS)) return this.discovered.value;
     if (this.pending !== undefined) return this.pending;
     if (now - this.failedAt < DISCOVERY_RETRY_MS) throw new AppError('unavailable');
     this.pending = this.discover();
     try {
       const value = await this.pending;
       this.discovered = { value, at: now };
+      this.keysMissed = false;
       return value;
     } catch (error) {
-      this.failedAt = now;
+      // When it failed, not when it began: a provider that hangs fails after the whole time-out.
+      this.failedAt = this.now();
       this.log.warn({ err: error, issuer: this.settings.issuer }, 'Google sign-in: OpenID discovery failed; will retry');
       throw new AppError('unavailable', { cause: error });
     } finally {
@@ -142,6 +148,16 @@ export class GoogleClient {
     // signature (OIDC Core 3.1.3.7 allows it); the signature is checked here all the same.
     oidc.enableNonRepudiationChecks(configuration);
     return { configuration, responseIssuer: metadata.authorization_response_iss_parameter_supported === true ? metadata.issuer : undefined };
+  }
+
+  /**
+   * The ID token was signed with a key the cached key set lacks: the provider rotated its keys,
+   * or answered a key set without them for a moment. The library fetches the set again for an
+   * unknown key only once its copy is a minute old, so a later request discovers afresh (a new
+   * configuration fetches the keys anew), once the discovery is DISCOVERY_RETRY_MS old.
+   */
+  private forgetKeys(): void {
+    this.keysMissed = true;
   }
 
   /** Spec §7: the consent page, with scopes `openid email profile` and the code response type. */
@@ -212,6 +228,7 @@ export class GoogleClient {
       };
     } catch (error) {
       if (error instanceof AppError) throw error;
+      if (error instanceof oidc.ClientError && error.code === 'OAUTH_KEY_SELECTION_FAILED') this.forgetKeys();
       if (providerDown(error)) {
         this.log.warn({ err: error }, 'Google sign-in: the provider did not answer');
         throw new AppError('unavailable', { cause: error });

@@ -1,4 +1,4 @@
-import { createServer } from 'node:net';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postJson } from '../../../test/account-entry.js';
 import { EXCHANGE_URL, exchange, googleEnv, googleRound, passConsent, REDIRECT_URI, startGoogle, useGoogleTestApp } from '../../../test/google.js';
@@ -167,6 +167,29 @@ describe.skipIf(dbUnavailable)('ID tokens that must be refused, from a misbehavi
     }
   });
 
+  it('answers unavailable (503) when the token endpoint throttles the client (429)', async () => {
+    double.tokenRefusal = { status: 429, body: { error: 'slow_down' } };
+    try {
+      const response = await exchangeWith('honest');
+      expect(response.statusCode).toBe(503);
+      expect(response.json()).toEqual({ errorMessage: 'unavailable' });
+    } finally {
+      double.tokenRefusal = undefined;
+    }
+  });
+
+  it('fetches the keys again after the provider rotates them, not a minute later', async () => {
+    expect((await exchangeWith('honest')).statusCode).toBe(200);
+    double.rotateKey();
+    const jwksBefore = double.served.jwks;
+    // The first token signed with the new key meets the cached set: refused, as any unknown key is.
+    expect((await exchangeWith('honest')).json()).toEqual({ errorMessage: 'socialAuthFailed' });
+    t.clock.advance(5_000);
+    // The next sign-in discovers afresh and finds the new key.
+    expect((await exchangeWith('honest')).json()).toMatchObject({ wasSignUp: true });
+    expect(double.served.jwks).toBeGreaterThan(jwksBefore);
+  });
+
   async function exchangeWithClaims(claims: Record<string, unknown>, userinfo?: Record<string, unknown>) {
     double.claims = claims;
     double.userinfo = userinfo;
@@ -259,6 +282,39 @@ describe.skipIf(dbUnavailable)('an issuer that cannot be reached', () => {
       }
     } finally {
       await t.close();
+    }
+  });
+
+  it('answers at once while a discovery that hung for the whole time-out is less than 5 s old', async () => {
+    let requests = 0;
+    let t: TestApp | undefined;
+    const sockets: Socket[] = [];
+    // Takes each connection and never answers; the time-out passes on the app's clock too.
+    const hanging = createServer((socket) => {
+      requests += 1;
+      sockets.push(socket);
+      t?.clock.advance(10_000);
+    });
+    const port = await new Promise<number>((resolve) => hanging.listen(0, '127.0.0.1', () => resolve((hanging.address() as AddressInfo).port)));
+    try {
+      t = await createTestApp({
+        env: {
+          GOOGLE_ISSUER: `http://127.0.0.1:${port}`,
+          GOOGLE_CLIENT_ID: 'foyer-local',
+          GOOGLE_CLIENT_SECRET: 'unknown-yet',
+          REQUEST_TIMEOUT_MS: '1500',
+        },
+      });
+      expect((await startGoogle(t)).json()).toEqual({ errorMessage: 'unavailable' });
+      expect(requests).toBe(1);
+      const started = Date.now();
+      expect((await startGoogle(t)).json()).toEqual({ errorMessage: 'unavailable' });
+      expect(requests).toBe(1);
+      expect(Date.now() - started).toBeLessThan(500);
+    } finally {
+      await t?.close();
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => hanging.close(() => resolve()));
     }
   });
 
