@@ -31,6 +31,8 @@ export function registerErrorHandler(app: FastifyInstance): void {
     if (isAppError(error)) {
       result = answer(error.code, error.fields);
       if (error.email !== undefined) result.body.email = error.email;
+      // A dependency that did not answer (an identity provider, the mail relay): retried as an outage is.
+      if (error.code === 'unavailable') void reply.header('retry-after', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
     } else if (hasZodFastifySchemaValidationErrors(error)) {
       const fields = [...new Set(error.validation.map((issue) => fieldName(issue.instancePath, error.validationContext)))];
       result = answer('invalidRequest', fields);

@@ -173,6 +173,7 @@ describe.skipIf(dbUnavailable)('ID tokens that must be refused, from a misbehavi
       const response = await exchangeWith('honest');
       expect(response.statusCode).toBe(503);
       expect(response.json()).toEqual({ errorMessage: 'unavailable' });
+      expect(response.headers['retry-after']).toBe('5');
     } finally {
       double.tokenRefusal = undefined;
     }
