@@ -230,7 +230,8 @@ describe('forum sign-in in Chromium, with a stand-in Discourse', () => {
     const app = await (await newContext(browser)).newPage();
     await app.goto(`${server.url}/social-auth?native=true&useTransferToken=true&from=${encodeURIComponent('foyer://signin')}`);
     await app.getByLabel('Email', { exact: true }).waitFor();
-    await app.getByLabel('Email', { exact: true }).fill(`jo-${randomBytes(4).toString('hex')}@example.com`);
+    const email = `jo-${randomBytes(4).toString('hex')}@example.com`;
+    await app.getByLabel('Email', { exact: true }).fill(email);
     await app.getByLabel('First name').fill('Jo');
     await app.getByLabel('Last name').fill('Park');
     await app.getByRole('button', { name: 'Continue' }).click();
@@ -242,6 +243,11 @@ describe('forum sign-in in Chromium, with a stand-in Discourse', () => {
     const handOff = `${server.url}/device-hand-off?${new URLSearchParams({ deviceId, otter: token }).toString()}`;
     const page = await (await newContext(browser)).newPage();
     await page.goto(handOff);
+    // The page names the account and signs in only when the person continues (login CSRF).
+    await page.getByText(`Sign in to this browser as ${email}?`).waitFor();
+    await noAxeViolations(page, 'the hand-off question');
+    await screenshot(page, 'hand-off-question');
+    await page.getByRole('button', { name: 'Continue' }).click();
     await page.waitForURL(`${server.url}/home`);
     await page.getByText('Signed in as Jo Park').waitFor();
     const cookies = await page.context().cookies();

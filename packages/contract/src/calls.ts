@@ -156,6 +156,11 @@ export const GoogleExchangeResponse = z.object({
 export const ExchangeSsoTransferTokenBody = z.object({ token: Token, deviceId: DeviceId });
 export const ExchangeSsoTransferTokenResponse = z.object({ otter: z.string() });
 
+// account/exchangeSSOTransferToken/check (decision 0021): the account a token signs in to, and
+// whether it belongs to this browser's own sign-in (an SSO sign-in it started); spends nothing
+export const TransferCheckBody = z.object({ token: Token });
+export const TransferCheckResponse = z.object({ email: z.string(), boundToThisBrowser: z.boolean() });
+
 // SSO start
 export const SsoStartBody = z.object({
   email: SignInEmail,
@@ -353,6 +358,12 @@ export const CALLS = {
     ...CALL_PATHS.exchangeSSOTransferToken,
     body: ExchangeSsoTransferTokenBody,
     response: ExchangeSsoTransferTokenResponse,
+    errors: ['ssoTransferFailed'],
+  },
+  exchangeSSOTransferTokenCheck: {
+    ...CALL_PATHS.exchangeSSOTransferTokenCheck,
+    body: TransferCheckBody,
+    response: TransferCheckResponse,
     errors: ['ssoTransferFailed'],
   },
   ssoStart: { ...CALL_PATHS.ssoStart, body: SsoStartBody, response: SsoStartResponse, errors: ['ssoNotRecognized', 'rateLimitExeeded'] },

@@ -34,6 +34,8 @@ export const CALL_PATHS = {
   socialAuth: { method: 'POST', path: '/account/socialAuth' },
   googleExchange: { method: 'POST', path: '/account/socialAuth/exchange' },
   exchangeSSOTransferToken: { method: 'POST', path: '/account/exchangeSSOTransferToken' },
+  // Decision 0021: whose account a transfer token signs in to, before a browser page exchanges it; spends nothing.
+  exchangeSSOTransferTokenCheck: { method: 'POST', path: '/account/exchangeSSOTransferToken/check' },
   ssoStart: { method: 'POST', path: '/account/sso/start' },
   discourseSso: { method: 'POST', path: '/community/discourseSso' },
   termsAgreed: { method: 'POST', path: '/community/termsAgreed' },

@@ -13,6 +13,7 @@ import { createTestApp, createTestDatabase, dbUnavailable, newDeviceId, testConf
 export const SOCIAL_AUTH_URL = API_BASE + CALLS.socialAuth.path;
 export const EXCHANGE_URL = API_BASE + CALLS.googleExchange.path;
 export const TRANSFER_URL = API_BASE + CALLS.exchangeSSOTransferToken.path;
+export const TRANSFER_CHECK_URL = API_BASE + CALLS.exchangeSSOTransferTokenCheck.path;
 
 /** The redirect URI of the test configuration (PUBLIC_URL from PORT 8080). */
 export const REDIRECT_URI = googleRedirectUri(testConfig().publicUrl);

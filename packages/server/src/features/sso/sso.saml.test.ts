@@ -44,6 +44,7 @@ import {
   startSso,
   testBrowserCookies,
 } from '../../../test/sso.js';
+import { TRANSFER_CHECK_URL } from '../../../test/google.js';
 import { randomToken } from '../../lib/crypto.js';
 import { bindingCookieName } from './sso.binding.js';
 
@@ -164,7 +165,13 @@ describe.skipIf(dbUnavailable)('company SSO over SAML: the assertion consumer (d
           expect([kind, refused.statusCode, refused.json()]).toEqual([kind, 400, { errorMessage: 'ssoTransferFailed' }]);
           expect(setCookie(refused, sessionCookieName(t.config))).toBeUndefined();
         }
-        // Refusals spend nothing: the browser that started the sign-in still completes it.
+        // The check a page makes first answers only the browser that started it, and says so.
+        for (const cookies of [{}, elsewhere]) {
+          expect((await postJson(t, TRANSFER_CHECK_URL, { token }, { cookies })).json()).toEqual({ errorMessage: 'ssoTransferFailed' });
+        }
+        const checked = await postJson(t, TRANSFER_CHECK_URL, { token }, { cookies: testBrowserCookies(t) });
+        expect(checked.json()).toEqual({ email: base.email, boundToThisBrowser: true });
+        // Refusals and the check spend nothing: the browser that started the sign-in still completes it.
         expect((await exchange(t, token)).statusCode).toBe(200);
       }
       expect((await listAuditEvents(t.db, { type: 'transfer.refused' })).length).toBeGreaterThanOrEqual(4);
@@ -179,6 +186,7 @@ describe.skipIf(dbUnavailable)('company SSO over SAML: the assertion consumer (d
       for (const headers of pages) {
         const refused = await postJson(t, TRANSFER_URL, { token, deviceId: newDeviceId() }, { headers });
         expect(refused.json()).toEqual({ errorMessage: 'ssoTransferFailed' });
+        expect((await postJson(t, TRANSFER_CHECK_URL, { token }, { headers })).json()).toEqual({ errorMessage: 'ssoTransferFailed' });
       }
       expect((await exchange(t, token, {})).statusCode).toBe(200);
 

@@ -5,7 +5,7 @@ import { requestMeta } from '../audit/audit.service.js';
 import { readSessionToken } from '../sessions/sessions.http.js';
 import { endSession } from '../sessions/sessions.service.js';
 import { presentedBinding } from '../sso/sso.binding.js';
-import { exchangeTransferToken } from './transfer.service.js';
+import { checkTransferToken, exchangeTransferToken } from './transfer.service.js';
 
 export const transferRoutes: FastifyPluginAsyncZod = async (app) => {
   callRoute(app, 'exchangeSSOTransferToken', {
@@ -19,5 +19,10 @@ export const transferRoutes: FastifyPluginAsyncZod = async (app) => {
       setSessionCookie(reply, app.config, token);
       return { otter: token };
     },
+  });
+
+  callRoute(app, 'exchangeSSOTransferTokenCheck', {
+    summary: 'Whose account a transfer token signs in to, and whether this browser started that sign-in; spends nothing',
+    handler: async (request) => checkTransferToken(app, request.body, presentedBinding(request, app.config)),
   });
 };

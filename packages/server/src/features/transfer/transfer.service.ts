@@ -3,7 +3,7 @@ import { AppError } from '../../lib/errors.js';
 import { inTransaction, unitOfWork } from '../../lib/unit-of-work.js';
 import { recordAudit, type RequestMeta } from '../audit/audit.service.js';
 import { createSession, type StartedSession } from '../sessions/sessions.service.js';
-import { bindingHolds, type PresentedBinding } from '../sso/sso.binding.js';
+import { DESKTOP_HANDOFF, bindingHolds, type PresentedBinding } from '../sso/sso.binding.js';
 import { TRANSFER_PURPOSES } from '../tokens/purposes.js';
 import { findToken, spendToken } from '../tokens/tokens.js';
 import { findUserById } from '../users/users.repo.js';
@@ -39,4 +39,30 @@ export async function exchangeTransferToken(
     await recordAudit(uow, { type: 'transfer.exchanged', meta, userId: user.id, emailKey: user.email_key });
     return session;
   });
+}
+
+/**
+ * `account/exchangeSSOTransferToken/check` (decision 0021): the account a transfer token would sign
+ * in to, and whether it came from a sign-in this browser started (an SSO sign-in bound to it),
+ * without spending it. A page that is handed a token it did not ask for (the device hand-off, an
+ * `/ssol/` address someone sent) shows whose account it is and exchanges it only when the person
+ * says so: otherwise whoever mints a token for their own account could sign someone else's browser
+ * in to it (login CSRF, ASVS V10.1.2). Refused exactly as the exchange would refuse it.
+ */
+export async function checkTransferToken(
+  deps: Deps,
+  input: { token: string },
+  presented: PresentedBinding,
+): Promise<{ email: string; boundToThisBrowser: boolean }> {
+  const row = await findToken(deps.db, input.token);
+  const usable =
+    row !== undefined &&
+    (TRANSFER_PURPOSES as readonly string[]).includes(row.purpose) &&
+    row.used_at === null &&
+    row.expires_at > deps.clock.now() &&
+    bindingHolds(row, presented);
+  if (!usable) throw new AppError('ssoTransferFailed');
+  const user = await findUserById(deps.db, row.user_id);
+  if (user === undefined || user.deactivated_at !== null) throw new AppError('ssoTransferFailed');
+  return { email: user.email, boundToThisBrowser: row.binding_hash !== null && row.binding_hash !== DESKTOP_HANDOFF };
 }

@@ -1,7 +1,7 @@
 import { normalizeEmail } from '@foyer/contract';
 import { describe, expect, it } from 'vitest';
 import { postJson, signedUp } from '../../../test/account-entry.js';
-import { TRANSFER_URL, signInWithGoogle, useGoogleTestApp } from '../../../test/google.js';
+import { TRANSFER_CHECK_URL, TRANSFER_URL, signInWithGoogle, useGoogleTestApp } from '../../../test/google.js';
 import {
   createTestUser,
   dbUnavailable,
@@ -47,6 +47,29 @@ describe.skipIf(dbUnavailable)('transfer tokens for native apps (decision 0019)'
     const again = await postJson(t, TRANSFER_URL, { token, deviceId: newDeviceId() });
     expect(again.statusCode).toBe(400);
     expect(again.json()).toEqual({ errorMessage: 'ssoTransferFailed' });
+  });
+
+  it('names the account a token signs in to without spending it, and refuses what the exchange refuses (decision 0021)', async () => {
+    const email = uniqueEmail('handed');
+    const response = await signInWithGoogle(t, { email }, { useTransferToken: true });
+    const token = response.json<{ transferToken: string }>().transferToken;
+    // A Google sign-in's token belongs to no browser: a page handed it asks before it signs in.
+    for (let i = 0; i < 2; i++) expect((await postJson(t, TRANSFER_CHECK_URL, { token })).json()).toEqual({ email, boundToThisBrowser: false });
+    expect((await postJson(t, TRANSFER_URL, { token, deviceId: newDeviceId() })).statusCode).toBe(200);
+    // Spent.
+    expect((await postJson(t, TRANSFER_CHECK_URL, { token })).json()).toEqual({ errorMessage: 'ssoTransferFailed' });
+    // Unknown, malformed, of another kind, expired, of a deactivated account.
+    expect((await postJson(t, TRANSFER_CHECK_URL, { token: randomToken() })).json()).toEqual({ errorMessage: 'ssoTransferFailed' });
+    expect((await postJson(t, TRANSFER_CHECK_URL, { token: 'x' })).json()).toMatchObject({ errorMessage: 'invalidRequest' });
+    const { token: verification } = await signedUp(t);
+    expect((await postJson(t, TRANSFER_CHECK_URL, { token: verification })).json()).toEqual({ errorMessage: 'ssoTransferFailed' });
+    const expiring = await transferToken();
+    t.clock.advance(2 * MINUTE + 1);
+    expect((await postJson(t, TRANSFER_CHECK_URL, { token: expiring })).json()).toEqual({ errorMessage: 'ssoTransferFailed' });
+    const deactivated = await transferToken();
+    const row = await t.db.selectFrom('email_tokens').select('user_id').where('id', '=', sha256Hex(deactivated)).executeTakeFirstOrThrow();
+    await t.db.updateTable('users').set({ deactivated_at: t.clock.now() }).where('id', '=', row.user_id).execute();
+    expect((await postJson(t, TRANSFER_CHECK_URL, { token: deactivated })).json()).toEqual({ errorMessage: 'ssoTransferFailed' });
   });
 
   it('ends the session the browser held before: no token outlives a new sign-in', async () => {

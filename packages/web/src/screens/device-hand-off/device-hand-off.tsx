@@ -5,10 +5,12 @@ import { Button } from '../../components/button';
 import { CardLayout } from '../../components/card-layout';
 import { Spinner } from '../../components/spinner';
 import { call, type CallResult } from '../../lib/api';
+import { fetchAnswer, type CallData } from '../../lib/answers';
 import { writeCookie } from '../../lib/cookies';
 import { useT } from '../../lib/i18n';
 import { useRuntimeConfig } from '../../lib/runtime-config';
 import { writeItem } from '../../lib/storage';
+import { TransferConfirm } from '../sso/transfer-confirm';
 
 /** Spec §3: the device id cookie lives as long as a device token (decision 0021: a year). */
 const DEVICE_COOKIE_SECONDS = 365 * 24 * 60 * 60;
@@ -20,24 +22,29 @@ function handOffQuery(): { deviceId: string | null; otter: string | null } {
   return { deviceId: query.get('deviceId'), otter: query.get('otter') };
 }
 
+/** What the screen shows: the check, the question, the exchange, or why it cannot go on. */
+type Step = { kind: 'checking' } | { kind: 'confirm'; email: string } | { kind: 'exchanging'; email: string } | { kind: 'failed' };
+
 /**
  * Spec §2's device hand-off screen (`/device-hand-off`, decision 0021): a native client opens it
  * with its `deviceId` and a one-time `otter` to carry its account into this browser. The `otter`
  * here is a transfer token (decision 0019: two minutes, single use), never a session token: the
- * address is replaced at once so the token leaves the address bar and the history, and it is
- * exchanged once (`account/exchangeSSOTransferToken`) for a session the service sets as its
- * HttpOnly `otter` cookie (spec §3). The device id goes into its cookie and into local storage, so
- * this browser's calls carry the device the session is bound to. Then the fixed address: the
- * product's home (the app site once deployed).
+ * address is replaced at once so the token leaves the address bar and the history. The screen
+ * names the account the token signs in to (`account/exchangeSSOTransferToken/check`, which spends
+ * nothing) and exchanges it (`account/exchangeSSOTransferToken`) only when the person continues:
+ * a link anyone can send must not sign a browser in to the sender's account unasked. The session
+ * is the service's HttpOnly `otter` cookie (spec §3); the device id goes into its cookie and into
+ * local storage, so this browser's calls carry the device the session is bound to. Then the fixed
+ * address: the product's home (the app site once deployed).
  */
 export function DeviceHandOff() {
   const t = useT();
   const config = useRuntimeConfig();
   const [{ deviceId, otter }] = useState(handOffQuery);
   const usable = deviceId !== null && otter !== null && RANDOM_ID_PATTERN.test(deviceId) && TOKEN_PATTERN.test(otter);
-  const [failed, setFailed] = useState(!usable);
-  // One exchange per visit, whatever the effects do: the token works once.
-  const exchange = useRef<Promise<CallResult<undefined>> | null>(null);
+  const [step, setStep] = useState<Step>(usable ? { kind: 'checking' } : { kind: 'failed' });
+  // One check per visit, whatever the effects do (StrictMode runs them twice).
+  const check = useRef<Promise<CallResult<CallData<'exchangeSSOTransferTokenCheck'>>> | null>(null);
 
   useLayoutEffect(() => {
     // A token in an address outlives its use in history, logs and screenshots; it goes first,
@@ -47,21 +54,28 @@ export function DeviceHandOff() {
 
   useEffect(() => {
     if (!usable) return;
-    writeItem('deviceId', deviceId);
-    writeCookie(config, COOKIE_BASE_NAMES.deviceId, deviceId, DEVICE_COOKIE_SECONDS);
     let active = true;
-    exchange.current ??= call('exchangeSSOTransferToken', { body: { token: otter, deviceId } });
-    void exchange.current.then((result) => {
+    check.current ??= fetchAnswer('exchangeSSOTransferTokenCheck', { body: { token: otter } });
+    void check.current.then((result) => {
       if (!active) return;
-      if (result.ok) window.location.replace(config.defaultHome);
-      else setFailed(true);
+      setStep(result.ok ? { kind: 'confirm', email: result.data.email } : { kind: 'failed' });
     });
     return () => {
       active = false;
     };
-  }, [config, deviceId, otter, usable]);
+  }, [otter, usable]);
 
-  if (failed) {
+  async function handOff(email: string) {
+    if (!usable) return;
+    setStep({ kind: 'exchanging', email });
+    writeItem('deviceId', deviceId);
+    writeCookie(config, COOKIE_BASE_NAMES.deviceId, deviceId, DEVICE_COOKIE_SECONDS);
+    const result = await call('exchangeSSOTransferToken', { body: { token: otter, deviceId } });
+    if (result.ok) window.location.replace(config.defaultHome);
+    else setStep({ kind: 'failed' });
+  }
+
+  if (step.kind === 'failed') {
     return (
       <CardLayout title={t('handOff.title')}>
         <Alert variant="error" focusOnShow>
@@ -72,6 +86,10 @@ export function DeviceHandOff() {
         </Button>
       </CardLayout>
     );
+  }
+
+  if (step.kind !== 'checking') {
+    return <TransferConfirm title={t('handOff.title')} email={step.email} busy={step.kind === 'exchanging'} onContinue={() => void handOff(step.email)} />;
   }
 
   return (

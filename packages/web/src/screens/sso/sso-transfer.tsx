@@ -1,5 +1,5 @@
 import { ROUTES, type MessageKey } from '@foyer/contract/core';
-import { useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { useParams } from 'react-router';
 import { Alert } from '../../components/alert';
 import { Button } from '../../components/button';
@@ -7,43 +7,74 @@ import { CardLayout } from '../../components/card-layout';
 import { ErrorText } from '../../components/error-text';
 import { Spinner } from '../../components/spinner';
 import { call } from '../../lib/api';
+import { fetchAnswer } from '../../lib/answers';
 import { useT } from '../../lib/i18n';
 import { useRuntimeConfig } from '../../lib/runtime-config';
 import { readSessionItem, removeSessionItem } from '../../lib/session-store';
 import { signedInTarget } from '../../lib/signed-in';
 import { deviceId } from '../../lib/storage';
 import { ssoTransferFailure } from './sso-request';
+import { TransferConfirm } from './transfer-confirm';
 
 /**
  * Spec §2, §7 `/ssol/:transferToken`: the one-time token from the SSO landing page becomes this
  * browser's session (`account/exchangeSSOTransferToken`; the service sets the HttpOnly cookie),
  * and the browser goes to the `from` that SSO sign-in kept in the tab, or the default home. A
  * spent, expired or unknown token: 'There was an error signing in with SSO.' (spec §8).
+ *
+ * The token is checked first (`account/exchangeSSOTransferToken/check`, which spends nothing). A
+ * sign-in this browser started is bound to it and goes on at once; any other token (a sign-in the
+ * identity provider started, or an address someone sent) names its account and waits for the
+ * person to continue (decision 0021): a link must not sign a browser in to someone else's account
+ * unasked.
  */
 export function SsoTransfer() {
   const t = useT();
   const config = useRuntimeConfig();
   const { transferToken = '' } = useParams();
   const [failure, setFailure] = useState<MessageKey | null>(null);
-  // The token is single use: StrictMode's second run of the effect must not send it again.
+  const [confirm, setConfirm] = useState<{ email: string; busy: boolean } | null>(null);
+  // The check and the exchange each go once: StrictMode's second run of the effect must not repeat them.
   const sent = useRef(false);
+
+  const exchange = useCallback(async () => {
+    // Not aborted on unmount: the one request is left to finish (see `sent`).
+    const result = await call('exchangeSSOTransferToken', { body: { token: transferToken, deviceId: deviceId() } });
+    if (!result.ok) {
+      setConfirm(null);
+      setFailure(ssoTransferFailure(result.code));
+      return;
+    }
+    const from = readSessionItem('ssoFrom');
+    removeSessionItem('ssoFrom');
+    // replace: Back must not land on a spent token's address.
+    window.location.replace(signedInTarget(from, config));
+  }, [transferToken, config]);
 
   useEffect(() => {
     if (sent.current) return;
     sent.current = true;
     void (async () => {
-      // Not aborted on unmount: the one request is left to finish (see `sent`).
-      const result = await call('exchangeSSOTransferToken', { body: { token: transferToken, deviceId: deviceId() } });
-      if (!result.ok) {
-        setFailure(ssoTransferFailure(result.code));
-        return;
-      }
-      const from = readSessionItem('ssoFrom');
-      removeSessionItem('ssoFrom');
-      // replace: Back must not land on a spent token's address.
-      window.location.replace(signedInTarget(from, config));
+      const checked = await fetchAnswer('exchangeSSOTransferTokenCheck', { body: { token: transferToken } });
+      if (!checked.ok) setFailure(ssoTransferFailure(checked.code));
+      else if (checked.data.boundToThisBrowser) await exchange();
+      else setConfirm({ email: checked.data.email, busy: false });
     })();
-  }, [transferToken, config]);
+  }, [transferToken, exchange]);
+
+  if (confirm !== null) {
+    return (
+      <TransferConfirm
+        title={t('ssoTransfer.title')}
+        email={confirm.email}
+        busy={confirm.busy}
+        onContinue={() => {
+          setConfirm({ ...confirm, busy: true });
+          void exchange();
+        }}
+      />
+    );
+  }
 
   if (failure === null) {
     return (

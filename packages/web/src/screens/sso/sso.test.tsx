@@ -5,6 +5,7 @@ import { SESSION, deferred, json, renderApp, stubFetch, stubLocation } from '../
 
 const START = 'POST /api/account/sso/start';
 const EXCHANGE = 'POST /api/account/exchangeSSOTransferToken';
+const CHECK = 'POST /api/account/exchangeSSOTransferToken/check';
 const IDP = 'https://idp.corp.test/sso?SAMLRequest=abc';
 const TOKEN = 'Tr4nsferTokenABCDEFGHIJKLMNOP_-';
 
@@ -268,22 +269,41 @@ describe('/sso-landing (spec §4, §8, §9)', () => {
 });
 
 describe('/ssol/:transferToken (spec §2, §7, §8)', () => {
-  it('exchanges the token once, then goes to the kept `from`', async () => {
-    const calls = stubFetch({ [EXCHANGE]: () => json(200, { otter: 'session' }) });
+  const bound = { [CHECK]: () => json(200, { email: 'ann@corp.example', boundToThisBrowser: true }) };
+
+  it('checks the token, then exchanges it once at once when this browser started the sign-in, and goes to the kept `from`', async () => {
+    const calls = stubFetch({ ...bound, [EXCHANGE]: () => json(200, { otter: 'session' }) });
     const { replace } = stubLocation();
     sessionStorage.setItem('ssoFrom', '/settings');
     renderApp(`/ssol/${TOKEN}`);
     expect(await screen.findByText('Signing you in…')).toBeInTheDocument();
     await waitFor(() => expect(replace).toHaveBeenCalledWith('/settings'));
-    const exchanges = calls.filter((call) => call.method === 'POST');
-    expect(exchanges).toHaveLength(1);
-    expect(exchanges[0]?.body).toMatchObject({ token: TOKEN });
-    expect(exchanges[0]?.body).toHaveProperty('deviceId');
+    const sent = calls.filter((call) => call.method === 'POST');
+    expect(sent.map((call) => call.url)).toEqual(['/api/account/exchangeSSOTransferToken/check', '/api/account/exchangeSSOTransferToken']);
+    expect(sent[0]?.body).toEqual({ token: TOKEN });
+    expect(sent[1]?.body).toMatchObject({ token: TOKEN });
+    expect(sent[1]?.body).toHaveProperty('deviceId');
     expect(sessionStorage.getItem('ssoFrom')).toBeNull();
   });
 
+  it('names the account of a token this browser did not ask for, and signs in only when the person continues (login CSRF)', async () => {
+    const calls = stubFetch({
+      [CHECK]: () => json(200, { email: 'mallory@example.com', boundToThisBrowser: false }),
+      [EXCHANGE]: () => json(200, { otter: 'session' }),
+    });
+    const { replace } = stubLocation();
+    renderApp(`/ssol/${TOKEN}`);
+    expect(await screen.findByText(/Sign in to this browser as/)).toHaveTextContent('Sign in to this browser as mallory@example.com?');
+    expect(screen.getByText('Continue only if you started this sign-in yourself.')).toBeInTheDocument();
+    expect(screen.getByRole('link', { name: 'Cancel' })).toHaveAttribute('href', '/sign-in');
+    expect(calls.filter((call) => call.url === '/api/account/exchangeSSOTransferToken')).toHaveLength(0);
+    await userEvent.setup().click(screen.getByRole('button', { name: 'Continue' }));
+    await waitFor(() => expect(replace).toHaveBeenCalledWith('/home'));
+    expect(calls.filter((call) => call.url === '/api/account/exchangeSSOTransferToken')).toHaveLength(1);
+  });
+
   it('goes to the default home without an allowed `from`', async () => {
-    stubFetch({ [EXCHANGE]: () => json(200, { otter: 'session' }) });
+    stubFetch({ ...bound, [EXCHANGE]: () => json(200, { otter: 'session' }) });
     const { replace } = stubLocation();
     sessionStorage.setItem('ssoFrom', 'https://evil.example/');
     renderApp(`/ssol/${TOKEN}`);
@@ -294,12 +314,18 @@ describe('/ssol/:transferToken (spec §2, §7, §8)', () => {
     ['ssoTransferFailed', 400],
     ['invalidRequest', 400],
   ])('a used or expired token (%s) shows the transfer error with ways back', async (code, status) => {
-    stubFetch({ [EXCHANGE]: () => json(status, { errorMessage: code }) });
+    stubFetch({ [CHECK]: () => json(status, { errorMessage: code }), [EXCHANGE]: () => json(status, { errorMessage: code }) });
     const { replace } = stubLocation();
     renderApp(`/ssol/${TOKEN}`);
     expect(await screen.findByRole('alert')).toHaveTextContent('There was an error signing in with SSO.');
     expect(screen.getByRole('link', { name: 'Sign in with SSO' })).toHaveAttribute('href', '/sso-sign-in');
     expect(screen.getByRole('link', { name: 'Back to Sign In' })).toHaveAttribute('href', '/sign-in');
     expect(replace).not.toHaveBeenCalled();
+  });
+
+  it('a token spent between the check and the exchange shows the transfer error', async () => {
+    stubFetch({ ...bound, [EXCHANGE]: () => json(400, { errorMessage: 'ssoTransferFailed' }) });
+    renderApp(`/ssol/${TOKEN}`);
+    expect(await screen.findByRole('alert')).toHaveTextContent('There was an error signing in with SSO.');
   });
 });
