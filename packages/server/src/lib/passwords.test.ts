@@ -1,6 +1,7 @@
 import { verify } from '@node-rs/argon2';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createPasswordHasher, type ClosablePasswordHasher } from './passwords.js';
+import { isAppError } from './errors.js';
+import { ARGON2_WAITING_PER_THREAD, createPasswordHasher, type ClosablePasswordHasher } from './passwords.js';
 
 const PARAMS = { memoryCost: 4096, timeCost: 3, parallelism: 1 };
 const SECRET = 'a'.repeat(64);
@@ -40,6 +41,18 @@ describe('the password hasher (decision 0011)', () => {
     expect(passwords.needsRehash(made('argon2id$v=19$m=4096,t=3,p=2'))).toBe(true);
     expect(passwords.needsRehash(made('argon2i$v=19$m=4096,t=3,p=1'))).toBe(true);
     expect(passwords.needsRehash('not a hash')).toBe(true);
+  });
+
+  it(`refuses a hash beyond ${ARGON2_WAITING_PER_THREAD} waiting per thread at once, as unavailable, and takes more once they are done`, async () => {
+    const one = await hasher(1);
+    const stored = await one.hash(SECRET);
+    const flood = await Promise.allSettled(Array.from({ length: 200 + ARGON2_WAITING_PER_THREAD }, () => one.verify(stored, SECRET)));
+    const refused = flood.filter((result) => result.status === 'rejected');
+    // The thread holds two; 128 wait; the rest are refused at once.
+    expect(flood.filter((result) => result.status === 'fulfilled' && result.value === true)).toHaveLength(ARGON2_WAITING_PER_THREAD + 2);
+    expect(refused).toHaveLength(198);
+    for (const result of refused) expect(result.status === 'rejected' && isAppError(result.reason) ? result.reason.code : result).toBe('unavailable');
+    expect(await one.verify(stored, SECRET)).toBe(true);
   });
 
   it('answers false for a stored value that is not a PHC string', async () => {

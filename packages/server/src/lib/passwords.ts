@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { randomToken } from './crypto.js';
+import { AppError } from './errors.js';
 import { ThreadPool } from './threads.js';
 
 // `Algorithm` is an ambient const enum, which isolatedModules cannot inline; 2 is Argon2id.
@@ -38,7 +39,7 @@ export interface ClosablePasswordHasher extends PasswordHasher {
 /** What the main thread asks of an argon2 thread. */
 type Argon2Job = { op: 'hash'; password: string; options: Options } | { op: 'verify'; hash: string; password: string };
 /** Its answer; `lost` when the thread never answered (ended, stopping). */
-type Argon2Result = { ok: true; value: string | boolean } | { ok: false; error: string } | { ok: false; lost: string };
+type Argon2Result = { ok: true; value: string | boolean } | { ok: false; error: string } | { ok: false; lost: string } | { ok: false; busy: string };
 
 /**
  * The argon2 thread: one job at a time, in the order they came, synchronously (the thread has
@@ -64,6 +65,12 @@ parentPort.on('message', (job) => {
 const ARGON2_THREAD_IDLE_MS = 5_000;
 /** A hash takes milliseconds; one still running after this long has a thread in trouble. */
 const ARGON2_JOB_DEADLINE_MS = 30_000;
+/**
+ * Hashes that may wait per thread: at about 10 ms each, a little over a second of work. One more
+ * is refused at once with 503 `unavailable` (Retry-After), whatever its email, so a flood of
+ * sign-ins from many addresses cannot make every sign-in wait without bound (decision 0011).
+ */
+export const ARGON2_WAITING_PER_THREAD = 128;
 
 /**
  * Decision 0011: argon2id runs on threads of its own, one per core, not on libuv's threadpool.
@@ -85,14 +92,15 @@ export async function createPasswordHasher(params: Argon2Params, threads: number
     perThread: 2,
     idleMs: ARGON2_THREAD_IDLE_MS,
     deadlineMs: ARGON2_JOB_DEADLINE_MS,
-    maxWaiting: Number.POSITIVE_INFINITY,
+    maxWaiting: Math.max(1, threads) * ARGON2_WAITING_PER_THREAD,
     start: () => new Worker(ARGON2_THREAD, { eval: true, execArgv: [], workerData: { argon2 } }),
-    unanswered: (_job, why) => ({ ok: false, lost: why.message }),
+    unanswered: (_job, why) => (why.kind === 'busy' ? { ok: false, busy: why.message } : { ok: false, lost: why.message }),
   });
 
   /** The thread's answer; a thread that never answered is the service's failure, never a wrong password. */
   async function run(job: Argon2Job): Promise<{ ok: true; value: string | boolean } | { ok: false; error: string }> {
     const result = await pool.run(job);
+    if (!result.ok && 'busy' in result) throw new AppError('unavailable', { cause: new Error(`argon2 ${job.op} refused: ${result.busy}`) });
     if (!result.ok && 'lost' in result) throw new Error(`argon2 ${job.op} got no answer: ${result.lost}`);
     return result;
   }

@@ -1,6 +1,6 @@
 import { normalizeEmail } from '@foyer/contract';
 import type { Deps } from '../../deps.js';
-import { AppError } from '../../lib/errors.js';
+import { AppError, isAppError } from '../../lib/errors.js';
 import { unitOfWork } from '../../lib/unit-of-work.js';
 import { auditRow, recordAudit, type RequestMeta } from '../audit/audit.service.js';
 import { giveBack, reserveUnlessSso, settleFailure } from '../lockout/lockout.service.js';
@@ -82,7 +82,14 @@ export async function signInWithPassword(
   // Read by the reservation's own statement (decision 0029).
   const user = attempt.account;
   const storedHash = user?.passwordHash ?? null;
-  const matched = storedHash === null ? await passwords.verifyDummy(input.hashPassword) : await passwords.verify(storedHash, input.hashPassword);
+  let matched: boolean;
+  try {
+    matched = storedHash === null ? await passwords.verifyDummy(input.hashPassword) : await passwords.verify(storedHash, input.hashPassword);
+  } catch (error) {
+    // No password was checked (the hashing threads were full, decision 0011): not a failure.
+    if (isAppError(error) && error.code === 'unavailable') await giveBack(uow, attempt);
+    throw error;
+  }
 
   if (!matched || user === undefined || storedHash === null) {
     const userId = user?.id ?? null;

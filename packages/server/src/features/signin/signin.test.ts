@@ -15,6 +15,7 @@ import {
   useTestApp,
   xsrf,
 } from '../../../test/helpers.js';
+import { AppError } from '../../lib/errors.js';
 import { listAuditEvents } from '../audit/audit.repo.js';
 import { getFailureCount } from '../lockout/lockout.repo.js';
 
@@ -60,6 +61,26 @@ describe.skipIf(dbUnavailable)('POST /api/account/signin', () => {
     const response = await postSignIn(t.app, { email, password });
     expect(response.statusCode).toBe(401);
     expect(response.json()).toEqual({ errorMessage: 'invalidCredentials' });
+  });
+
+  it('answers 503 unavailable with Retry-After when the hashing threads are full, and counts no failure (decision 0011)', async () => {
+    const { email, password } = await createTestUser(t);
+    const passwords = t.app.passwords;
+    const verify = passwords.verify.bind(passwords);
+    passwords.verify = () => Promise.reject(new AppError('unavailable'));
+    try {
+      for (let i = 0; i < 12; i++) {
+        const refused = await postSignIn(t.app, { email, password: 'wrong' });
+        expect(refused.statusCode).toBe(503);
+        expect(refused.json()).toEqual({ errorMessage: 'unavailable' });
+        expect(refused.headers['retry-after']).toBe('5');
+      }
+    } finally {
+      passwords.verify = verify;
+    }
+    // No password was checked: twelve refusals neither locked the email nor counted against it.
+    expect((await getFailureCount(t.db, normalizeEmail(email)))?.failures ?? 0).toBe(0);
+    expect((await postSignIn(t.app, { email, password })).statusCode).toBe(200);
   });
 
   it('locks an email after 10 failures, also refusing the right password, for 30 minutes', async () => {
