@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { limiterApp, type LimiterApp } from '../../test/limiter-app.js';
 import { TEST_REDIS_URL, redisAvailable } from '../../test/redis.js';
-import type { RateRule } from './rate-limit.js';
+import { clientKey, type RateRule } from './rate-limit.js';
 
 const MINUTE = 60_000;
 const redisUp = await redisAvailable();
@@ -14,6 +14,26 @@ function rule(limit: number, windowMs = 15 * MINUTE): RateRule {
 }
 
 const statuses = async (responses: Array<Promise<{ statusCode: number }>>) => (await Promise.all(responses)).map((response) => response.statusCode);
+
+describe('the client an address-keyed limit counts (clientKey)', () => {
+  it('counts an IPv4 address as it is, and an IPv6 address by its /64, however it is written', () => {
+    expect(clientKey('203.0.113.7')).toBe('203.0.113.7');
+    expect(clientKey('::ffff:203.0.113.7')).toBe('203.0.113.7');
+    for (const address of [
+      '2001:db8:1:2::1',
+      '2001:db8:1:2::23',
+      '2001:0DB8:0001:0002:ffff:ffff:ffff:ffff',
+      '2001:db8:1:2:3:4:5:6',
+      '2001:db8:1:2::1%eth0',
+    ]) {
+      expect(clientKey(address)).toBe('2001:db8:1:2::/64');
+    }
+    expect(clientKey('2001:db8:1:3::1')).toBe('2001:db8:1:3::/64');
+    expect(clientKey('::1')).toBe('0:0:0:0::/64');
+    expect(clientKey('fe80::1')).toBe('fe80:0:0:0::/64');
+    expect(clientKey('2001:db8::')).toBe('2001:db8:0:0::/64');
+  });
+});
 
 /** What the counting must do whichever store holds the counters. */
 function limiterContract(store: 'memory' | 'redis') {

@@ -1,5 +1,6 @@
 import fastifyRateLimit, { type CreateRateLimitOptions } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isIPv6 } from 'node:net';
 import type * as IORedis from 'ioredis';
 import type { Redis } from 'ioredis';
 import type { Config } from '../config.js';
@@ -19,6 +20,33 @@ export interface RateRule {
   name: string;
   limit: number;
   windowMs: number;
+}
+
+/**
+ * The client an address-keyed limit counts (decisions 0010, 0017): an IPv4 address as it is, an
+ * IPv6 address by its /64. One host, or one home or office, usually holds a whole /64 and can
+ * send from any address in it, so counting each address alone would give it billions of budgets.
+ * An IPv4-mapped IPv6 address counts as its IPv4 address.
+ */
+export function clientKey(ip: string): string {
+  const address = ip.split('%')[0] ?? ip;
+  if (!isIPv6(address)) return address;
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped?.[1] !== undefined) return mapped[1];
+  const [head = '', tail] = address.split('::');
+  const headParts = head === '' ? [] : head.split(':');
+  const tailParts = tail === undefined || tail === '' ? [] : tail.split(':');
+  const groups =
+    tail === undefined ? headParts : [...headParts, ...Array<string>(Math.max(0, 8 - headParts.length - tailParts.length)).fill('0'), ...tailParts];
+  return `${groups
+    .slice(0, 4)
+    .map((group) => parseInt(group, 16).toString(16))
+    .join(':')}::/64`;
+}
+
+/** `clientKey` of the request's address (decision 0013 decides which address that is). */
+export function clientOf(request: FastifyRequest): string {
+  return clientKey(request.ip);
 }
 
 /** Readiness of the counters' store (features/health): undefined when it lives in this process. */

@@ -5,6 +5,7 @@ import { requireSession } from '../sessions/sessions.http.js';
 import { DISCOURSE_SSO_PER_IP } from './community.limits.js';
 import { agreeToTerms, answerDiscourseSso } from './community.service.js';
 import { registerLocalTermsPage } from './local-terms.js';
+import { clientOf } from '../../lib/rate-limit.js';
 
 /**
  * Spec §7 `community/discourseSso` and `community/termsAgreed` (decision 0021): Foyer as the
@@ -14,7 +15,7 @@ import { registerLocalTermsPage } from './local-terms.js';
 export const communityRoutes: FastifyPluginAsyncZod = async (app) => {
   callRoute(app, 'discourseSso', {
     summary: 'Answers a DiscourseConnect request of the community forum for the signed-in account',
-    rateLimits: [{ rule: DISCOURSE_SSO_PER_IP, key: (request) => request.ip }],
+    rateLimits: [{ rule: DISCOURSE_SSO_PER_IP, key: clientOf }],
     handler: async (request) => answerDiscourseSso(app, { ...request.body, session: () => requireSession(app, request) }, requestMeta(request)),
   });
 

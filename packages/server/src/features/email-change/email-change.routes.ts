@@ -8,12 +8,13 @@ import { readSessionToken, requireSession } from '../sessions/sessions.http.js';
 import { endSession } from '../sessions/sessions.service.js';
 import { CHANGE_EMAIL_PER_IP, CHANGE_EMAIL_PER_NEW_EMAIL, VERIFY_NEW_EMAIL_PER_IP } from './email-change.limits.js';
 import { requestEmailChange, verifyNewEmail } from './email-change.service.js';
+import { clientOf } from '../../lib/rate-limit.js';
 
 export const emailChangeRoutes: FastifyPluginAsyncZod = async (app) => {
   callRoute(app, 'changeEmail', {
     summary: 'Asks, with the current password, to move the signed-in account to a new email; answers the same whether or not it is taken',
     rateLimits: [
-      { rule: CHANGE_EMAIL_PER_IP, key: (request) => request.ip },
+      { rule: CHANGE_EMAIL_PER_IP, key: clientOf },
       { rule: CHANGE_EMAIL_PER_NEW_EMAIL, key: (request) => normalizeEmail(request.body.newEmail) },
     ],
     handler: async (request) => {
@@ -31,7 +32,7 @@ export const emailChangeRoutes: FastifyPluginAsyncZod = async (app) => {
 
   callRoute(app, 'verifyNewEmail', {
     summary: 'Moves the account to the address of an emailed link, ends its other sessions and starts one on this device',
-    rateLimits: [{ rule: VERIFY_NEW_EMAIL_PER_IP, key: (request) => request.ip }],
+    rateLimits: [{ rule: VERIFY_NEW_EMAIL_PER_IP, key: clientOf }],
     handler: async (request, reply) => {
       const done = await verifyNewEmail(app, request.body, requestMeta(request));
       // As at sign-in: whatever session this browser held before ends (no token outlives a new login).

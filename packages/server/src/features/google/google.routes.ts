@@ -8,6 +8,7 @@ import { readSessionToken } from '../sessions/sessions.http.js';
 import { GoogleClient, googleRedirectUri } from './google.client.js';
 import { SOCIAL_AUTH_START_PER_IP } from './google.limits.js';
 import { SOCIAL_AUTH_STATE_LIFETIME_MS, exchangeGoogle, startSocialAuth } from './google.service.js';
+import { clientOf } from '../../lib/rate-limit.js';
 
 /**
  * Decision 0019: the state of this browser's latest start (HttpOnly, SameSite=Strict, ten
@@ -50,7 +51,7 @@ export const googleRoutes: FastifyPluginAsyncZod = async (app) => {
   callRoute(app, 'socialAuth', {
     summary: "Starts Google sign-in for the browser's state; answers the consent page's address",
     // Before any database work: a refused flood writes no state row.
-    rateLimits: [{ rule: SOCIAL_AUTH_START_PER_IP, key: (request) => request.ip }],
+    rateLimits: [{ rule: SOCIAL_AUTH_START_PER_IP, key: clientOf }],
     handler: async (request, reply) => {
       const url = await startSocialAuth(app, requireClient(), request.body.state);
       reply.setCookie(stateCookie, request.body.state, { ...stateCookieRules(), maxAge: SOCIAL_AUTH_STATE_LIFETIME_MS / 1000 });

@@ -137,6 +137,17 @@ describe.skipIf(dbUnavailable)('POST /api/account/forgotPassword', () => {
     expect(await mailsTo(t, open.email)).toHaveLength(1);
   });
 
+  it('counts an IPv6 client by its /64: addresses of one /64 share the per-address limit (decision 0017)', async () => {
+    const prefix = randomAddress().replace(/::1$/, '');
+    const answers: number[] = [];
+    for (let i = 1; i <= 31; i++)
+      answers.push((await postForgot(t, { email: uniqueEmail('slash64') }, { remoteAddress: `${prefix}::${i.toString(16)}` })).statusCode);
+    expect(answers.slice(0, 30)).toEqual(Array.from({ length: 30 }, () => 200));
+    expect(answers[30]).toBe(429);
+    // The next /64 is another client.
+    expect((await postForgot(t, { email: uniqueEmail('slash64') }, { remoteAddress: randomAddress() })).statusCode).toBe(200);
+  });
+
   it('allows 5 requests per email an hour, from any address, then answers 429 with Retry-After', async () => {
     const time = limiterTime(t);
     const { email } = await createTestUser(t);

@@ -7,13 +7,14 @@ import { requireReCaptcha } from '../recaptcha/recaptcha.service.js';
 import { requestPasswordReset } from './forgot.service.js';
 import { FORGOT_PER_EMAIL, FORGOT_PER_IP, RESET_PER_IP, RESET_PER_TOKEN } from './password.limits.js';
 import { checkResetLink, resetPassword } from './reset.service.js';
+import { clientOf } from '../../lib/rate-limit.js';
 
 export const passwordRoutes: FastifyPluginAsyncZod = async (app) => {
   callRoute(app, 'forgotPassword', {
     summary: 'Emails a reset link to an active account; answers the same whether or not the email has one',
     // Cheap refusals first: the rate limits run before the handler's call to the bot-check service (spec §5).
     rateLimits: [
-      { rule: FORGOT_PER_IP, key: (request) => request.ip },
+      { rule: FORGOT_PER_IP, key: clientOf },
       { rule: FORGOT_PER_EMAIL, key: (request) => normalizeEmail(request.body.email) },
     ],
     handler: async (request) => {
@@ -39,7 +40,7 @@ export const passwordRoutes: FastifyPluginAsyncZod = async (app) => {
   callRoute(app, 'resetPassword', {
     summary: 'Sets a new password with an emailed link; ends every session of the account',
     rateLimits: [
-      { rule: RESET_PER_IP, key: (request) => request.ip },
+      { rule: RESET_PER_IP, key: clientOf },
       { rule: RESET_PER_TOKEN, key: (request) => request.body.token },
     ],
     handler: async (request) => {

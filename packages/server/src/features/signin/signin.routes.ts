@@ -6,13 +6,14 @@ import { setSessionCookie } from '../../lib/cookies.js';
 import { readSessionToken } from '../sessions/sessions.http.js';
 import { SIGNIN_PER_IP, signinPerEmail } from './signin.limits.js';
 import { signInWithPassword } from './signin.service.js';
+import { clientOf } from '../../lib/rate-limit.js';
 
 export const signinRoutes: FastifyPluginAsyncZod = async (app) => {
   callRoute(app, 'signin', {
     summary: 'Signs in with email and password; starts a session bound to the device id',
     // Before any password work, so a refused flood costs no argon2 (decision 0010).
     rateLimits: [
-      { rule: SIGNIN_PER_IP, key: (request) => request.ip },
+      { rule: SIGNIN_PER_IP, key: clientOf },
       { rule: signinPerEmail(app.config.lockoutThreshold), key: (request) => normalizeEmail(request.body.email) },
     ],
     handler: async (request, reply) => {

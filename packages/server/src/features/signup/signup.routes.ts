@@ -8,6 +8,7 @@ import { requireReCaptcha } from '../recaptcha/recaptcha.service.js';
 import { resendByLink, resendBySignIn } from './resend.service.js';
 import { RESEND_PER_EMAIL, RESEND_PER_IP, RESEND_PER_LINK, SIGNUP_PER_EMAIL, SIGNUP_PER_IP } from './signup.limits.js';
 import { resendVerification, signUp, type SignUpContext } from './signup.service.js';
+import { clientOf } from '../../lib/rate-limit.js';
 
 /** Who asks and in which language: the mail of every sign-up call is written in the visitor's. */
 function signUpContext(request: FastifyRequest): SignUpContext {
@@ -19,7 +20,7 @@ export const signupRoutes: FastifyPluginAsyncZod = async (app) => {
     summary: 'Creates an unverified account and emails a verification link; a known email gets the same answer',
     // Cheap refusals first: the rate limits run before the handler's call to the bot-check service.
     rateLimits: [
-      { rule: SIGNUP_PER_IP, key: (request) => request.ip },
+      { rule: SIGNUP_PER_IP, key: clientOf },
       { rule: SIGNUP_PER_EMAIL, key: (request) => normalizeEmail(request.body.email) },
     ],
     handler: async (request) => {
@@ -35,7 +36,7 @@ export const signupRoutes: FastifyPluginAsyncZod = async (app) => {
   callRoute(app, 'resendVerification', {
     summary: 'Sends the verification email of a sign-up again; answers the same whatever happened',
     rateLimits: [
-      { rule: RESEND_PER_IP, key: (request) => request.ip },
+      { rule: RESEND_PER_IP, key: clientOf },
       { rule: RESEND_PER_EMAIL, key: (request) => normalizeEmail(request.body.email) },
     ],
     handler: async (request) => {
@@ -48,7 +49,7 @@ export const signupRoutes: FastifyPluginAsyncZod = async (app) => {
   callRoute(app, 'resendVerificationByLink', {
     summary: 'Sends a fresh verification link for the sign-up of a superseded one; answers the same whatever happened',
     rateLimits: [
-      { rule: RESEND_PER_IP, key: (request) => request.ip },
+      { rule: RESEND_PER_IP, key: clientOf },
       { rule: RESEND_PER_LINK, key: (request) => request.body.token },
     ],
     handler: async (request) => {
@@ -62,7 +63,7 @@ export const signupRoutes: FastifyPluginAsyncZod = async (app) => {
     summary: 'Sends a fresh verification link after a sign-in refused as unverified; checks the password; answers the same whatever happened',
     // Before any password work, as at sign-in.
     rateLimits: [
-      { rule: RESEND_PER_IP, key: (request) => request.ip },
+      { rule: RESEND_PER_IP, key: clientOf },
       { rule: RESEND_PER_EMAIL, key: (request) => normalizeEmail(request.body.email) },
     ],
     handler: async (request) => {

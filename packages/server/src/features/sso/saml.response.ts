@@ -101,6 +101,21 @@ function instant(value: string | null, what: string): number | undefined {
   return at;
 }
 
+/**
+ * A real response has well under a hundred elements, attribute values included, and a few levels.
+ * node-saml's lookups by ID cost more than linear time in the number of elements (8,500 empty
+ * elements within the size limit took a second of CPU before the signature was checked), so a
+ * larger or deeper document is refused before any of them.
+ */
+const MAX_ELEMENTS = 1000;
+const MAX_DEPTH = 32;
+
+function depthOf(element: Element): number {
+  let depth = 0;
+  for (let node: Node | null = element; node !== null && depth <= MAX_DEPTH; node = node.parentNode) depth += 1;
+  return depth;
+}
+
 /** Signature and digest methods accepted (SHA-1, still understood by xml-crypto, is not). */
 const SIGNATURE_METHODS = new Set([
   'http://www.w3.org/2001/04/xmldsig-more#rsa-sha256',
@@ -132,6 +147,9 @@ const isIdAttribute = (attribute: Attr) =>
 function checkShape(doc: Document): { response: Element; assertion: Element; responseSigned: boolean } {
   const response = doc.documentElement;
   if (response === null || response.namespaceURI !== NS.protocol || response.localName !== 'Response') refuse('not a SAML Response');
+  const elements = Array.from(doc.getElementsByTagName('*'));
+  if (elements.length > MAX_ELEMENTS) refuse(`${elements.length} elements`);
+  if (elements.some((element) => depthOf(element) > MAX_DEPTH)) refuse(`elements nested deeper than ${MAX_DEPTH}`);
   if (elementsNamed(doc, 'Response').length !== 1) refuse('a Response inside the Response');
   if (elementsNamed(doc, 'EncryptedAssertion').length > 0) refuse('encrypted assertion, and no decryption key is configured');
   const assertions = elementsNamed(doc, 'Assertion');
@@ -141,7 +159,7 @@ function checkShape(doc: Document): { response: Element; assertion: Element; res
   if (assertion.parentNode !== response) refuse('the assertion is not a child of the response');
 
   const ids = new Set<string>();
-  for (const element of Array.from(doc.getElementsByTagName('*'))) {
+  for (const element of elements) {
     for (const attribute of Array.from(element.attributes)) {
       if (!isIdAttribute(attribute) || attribute.value === '') continue;
       if (ids.has(attribute.value)) refuse('two elements share an ID');

@@ -15,6 +15,7 @@ import { bindBrowser } from './sso.binding.js';
 import { SsoFailure } from './sso.failure.js';
 import { SSO_REQUEST_LIFETIME_MS, failureLanding, startSso } from './sso.service.js';
 import { ssoUrls } from './sso.urls.js';
+import { clientOf } from '../../lib/rate-limit.js';
 
 const ConnectionParams = z.object({ connectionId: z.string().min(1).max(64) });
 /**
@@ -74,7 +75,7 @@ export const ssoRoutes: FastifyPluginAsyncZod = async (app) => {
     summary: "Starts company SSO for an email's organisation; answers the identity provider's address",
     // Before any database work: a refused flood writes no request row.
     rateLimits: [
-      { rule: SSO_START_PER_IP, key: (request) => request.ip },
+      { rule: SSO_START_PER_IP, key: clientOf },
       { rule: SSO_START_PER_EMAIL, key: (request) => normalizeEmail(request.body.email) },
     ],
     handler: async (request, reply) => {
@@ -113,7 +114,8 @@ export const ssoRoutes: FastifyPluginAsyncZod = async (app) => {
   });
 
   /** Before the body is read or anything is looked up (SSO_ANSWER_PER_IP); a refusal is 429 with Retry-After. */
-  const limitAnswers = async (request: FastifyRequest, reply: FastifyReply) => app.rateLimiter.enforce(request, reply, [[SSO_ANSWER_PER_IP, request.ip]]);
+  const limitAnswers = async (request: FastifyRequest, reply: FastifyReply) =>
+    app.rateLimiter.enforce(request, reply, [[SSO_ANSWER_PER_IP, clientOf(request)]]);
 
   app.route({
     method: 'POST',

@@ -83,6 +83,20 @@ describe.skipIf(dbUnavailable)('company SSO over SAML: forged, tampered and repl
   });
 
   describe('XML the consumer never parses', () => {
+    it('refuses a response of more than 1,000 elements, or nested deeper than 32, before its signature is checked, and at once', async () => {
+      const { base, consumer } = await startedSaml(t);
+      const genuine = signedResponse(base);
+      const crowded = genuine.replace('</saml:AttributeStatement>', `${'<x/>'.repeat(8500)}</saml:AttributeStatement>`);
+      expect(crowded).not.toBe(genuine);
+      const started = performance.now();
+      await postRefused(t, consumer, crowded, '1002', 'elements');
+      expect(performance.now() - started).toBeLessThan(500);
+      const deep = genuine.replace('</saml:AttributeStatement>', `${'<x>'.repeat(40)}${'</x>'.repeat(40)}</saml:AttributeStatement>`);
+      await postRefused(t, consumer, deep, '1002', 'deeper than 32');
+      // The genuine response, unchanged, still signs in.
+      expect(landing(await postAcs(t, consumer.acs, genuine)).get('transferToken')).not.toBeNull();
+    });
+
     it('refuses a comment put into a genuine NameID and email after signing, though the signature still verifies', async () => {
       // The attacker's own account at the IdP is `ceo@<corp>.attacker.example`; a comment makes a
       // reader that stops at the first text node see `ceo@<corp>`.

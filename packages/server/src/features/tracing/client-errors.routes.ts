@@ -3,6 +3,7 @@ import { scrubClientErrorText } from '@foyer/contract';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { callRoute } from '../../lib/call-route.js';
 import type { RateRule } from '../../lib/rate-limit.js';
+import { clientOf } from '../../lib/rate-limit.js';
 
 /**
  * Per client address: a page sends at most 5 reports (contract CLIENT_ERROR_MAX_PER_PAGE), so
@@ -19,7 +20,7 @@ export const CLIENT_ERRORS_PER_IP: RateRule = { name: 'clientErrors:ip', limit: 
 export const clientErrorsRoutes: FastifyPluginAsyncZod = async (app) => {
   callRoute(app, 'clientErrors', {
     summary: 'Records an uncaught error of the web page, without personal data, for the traces and the log',
-    rateLimits: [{ rule: CLIENT_ERRORS_PER_IP, key: (request) => request.ip }],
+    rateLimits: [{ rule: CLIENT_ERRORS_PER_IP, key: clientOf }],
     handler: async (request) => {
       const { message, stack, route, release } = request.body;
       const report = {
