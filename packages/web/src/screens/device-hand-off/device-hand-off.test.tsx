@@ -55,6 +55,9 @@ describe('the device hand-off screen (decision 0021)', () => {
     expect(screen.getByRole('link', { name: 'Back to Sign In' })).toHaveAttribute('href', '/sign-in');
     expect(replace).not.toHaveBeenCalled();
     expect(window.location.search).toBe('');
+    // A link that signs nobody in changes nothing this browser keeps: not its device id either.
+    expect(localStorage.getItem('deviceId')).not.toBe(DEVICE);
+    expect(document.cookie).not.toContain(DEVICE);
   });
 
   it('explains a token spent between the check and the exchange', async () => {
