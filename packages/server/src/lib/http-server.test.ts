@@ -3,6 +3,7 @@ import { API_BASE, CALLS, COOKIE_BASE_NAMES, HEALTH_PATH, XSRF_HEADER } from '@f
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTestApp, dbUnavailable, type TestApp } from '../../test/helpers.js';
 import { randomToken } from './crypto.js';
+import { MAX_ANSWERS_OWED_PER_CONNECTION } from './http-server.js';
 
 const REQUEST_TIMEOUT_MS = 2000;
 const SLOW_CLIENTS = 200;
@@ -179,5 +180,57 @@ describe.skipIf(dbUnavailable)('a request that arrives while the service stops',
     } finally {
       await (closing ?? t.close());
     }
+  });
+});
+
+/** Sends `count` pipelined GETs of `path` on one connection at once; reads answers only if `read`. */
+function pipelined(port: number, path: string, count: number, read: boolean) {
+  const socket = connect(port, '127.0.0.1');
+  const state = { answers: 0, closed: false, socket };
+  let received = '';
+  socket.on('connect', () => socket.write(`GET ${path} HTTP/1.1\r\nHost: localhost\r\n\r\n`.repeat(count)));
+  socket.on('data', (chunk: Buffer) => {
+    received += chunk.toString();
+    state.answers = received.split('HTTP/1.1 200').length - 1;
+  });
+  // A hoarder reads nothing for a second, then looks at what it was sent.
+  if (!read) {
+    socket.pause();
+    setTimeout(() => socket.resume(), 1000);
+  }
+  socket.on('error', () => undefined);
+  socket.on('close', () => (state.closed = true));
+  return state;
+}
+
+const until = async (condition: () => boolean, ms = 5000) => {
+  const deadline = Date.now() + ms;
+  while (!condition() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  return condition();
+};
+
+describe.skipIf(dbUnavailable)('pipelined requests (decision 0011)', () => {
+  let t: TestApp | undefined;
+  afterEach(async () => {
+    await t?.close();
+  });
+
+  it(`answers a client that reads its answers, and closes one that owes more than ${MAX_ANSWERS_OWED_PER_CONNECTION} unread`, async () => {
+    t = await createTestApp();
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = t.app.server.address() as { port: number };
+
+    const reader = pipelined(port, HEALTH_PATH, 20, true);
+    expect(await until(() => reader.answers === 20)).toBe(true);
+    expect(reader.closed).toBe(false);
+    reader.socket.destroy();
+
+    const hoarder = pipelined(port, '/api/openapi.json', 500, false);
+    expect(await until(() => hoarder.closed)).toBe(true);
+    expect(hoarder.answers).toBeLessThanOrEqual(MAX_ANSWERS_OWED_PER_CONNECTION);
+    // The service goes on for everyone else.
+    const other = pipelined(port, HEALTH_PATH, 1, true);
+    expect(await until(() => other.answers === 1)).toBe(true);
+    other.socket.destroy();
   });
 });

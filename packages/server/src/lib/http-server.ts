@@ -43,6 +43,42 @@ export function capConnections(app: FastifyInstance, config: Config): void {
   app.server.maxConnections = config.http.maxConnections;
 }
 
+/**
+ * Answers one connection may owe at once. HTTP/1.1 lets a client send requests without reading the
+ * answers (pipelining); Node parses them all and the server makes every answer, which waits in
+ * memory until the client reads: a thousand requests for a large answer held more than 100 MB.
+ * Browsers do not pipeline, and a client that does stays far below this; one beyond it ends the
+ * connection (decision 0011).
+ */
+export const MAX_ANSWERS_OWED_PER_CONNECTION = 32;
+const answersOwed = Symbol('foyer.answersOwed');
+type CountedSocket = Socket & { [answersOwed]?: number };
+
+export function limitPipelining(app: FastifyInstance): void {
+  app.addHook('onRequest', (request, reply, done) => {
+    const socket = request.raw.socket as CountedSocket | null;
+    if (socket === null) {
+      done();
+      return;
+    }
+    const owed = (socket[answersOwed] ?? 0) + 1;
+    socket[answersOwed] = owed;
+    if (owed <= MAX_ANSWERS_OWED_PER_CONNECTION) {
+      done();
+      return;
+    }
+    request.log.warn({ owed }, 'connection closed: it sent more requests than it read answers');
+    socket.destroy();
+    // Answered into the closed socket, so the request still ends its course (and its count).
+    void reply.code(503).send({ errorMessage: 'unavailable' } satisfies ErrorBody);
+  });
+  app.addHook('onResponse', (request, _reply, done) => {
+    const socket = request.raw.socket as CountedSocket | null;
+    if (socket !== null) socket[answersOwed] = Math.max(0, (socket[answersOwed] ?? 1) - 1);
+    done();
+  });
+}
+
 const STOPPING_BODY = JSON.stringify({ errorMessage: 'unavailable' } satisfies ErrorBody);
 
 /** How often a stopping service looks for connections that have become idle. */
