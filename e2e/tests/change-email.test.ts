@@ -74,8 +74,8 @@ describe('changing the email address in Chromium (decision 0023)', () => {
 
   test('the verifying state shows its progress and is accessible', async () => {
     const page = await (await newContext(browser)).newPage();
-    // Slow the call down so the progress can be seen and checked.
-    await page.route('**/api/account/verifyNewEmail', async (route) => {
+    // Slow the link's check down (the page's first call) so the progress can be seen and checked.
+    await page.route('**/api/account/verifyNewEmail/check', async (route) => {
       await new Promise((resolve) => setTimeout(resolve, 4000));
       await route.continue();
     });

@@ -109,6 +109,10 @@ export const VerifyEmailResponse = z.object({ otter: z.string(), redirectUrl: z.
 // (spec §2); the answer's redirectUrl is present only when it passed the allow-list (decision 0023).
 export const VerifyNewEmailBody = z.object({ token: Token, deviceId: DeviceId, next: z.optional(text().check(z.maxLength(2048))) });
 export const VerifyNewEmailResponse = z.object({ otter: z.string(), redirectUrl: z.optional(RedirectUrl) });
+// account/verifyNewEmail/check (decision 0023): the new address, and whether this browser is
+// signed in to another account than the link's; spends nothing
+export const VerifyNewEmailCheckBody = z.object({ token: Token });
+export const VerifyNewEmailCheckResponse = z.object({ email: z.string(), signedInElsewhere: z.boolean() });
 
 // account/changeEmail (decision 0023): signed in, the current password asked again
 export const ChangeEmailBody = z.object({ newEmail: Email, hashPassword: HashPassword });
@@ -320,6 +324,12 @@ export const CALLS = {
     body: VerifyNewEmailBody,
     response: VerifyNewEmailResponse,
     errors: ['invalidToken', 'tokenExpired', 'accountNotSetUp', 'rateLimitExeeded'],
+  },
+  verifyNewEmailCheck: {
+    ...CALL_PATHS.verifyNewEmailCheck,
+    body: VerifyNewEmailCheckBody,
+    response: VerifyNewEmailCheckResponse,
+    errors: ['invalidToken', 'tokenExpired', 'accountNotSetUp'],
   },
   changeEmail: {
     ...CALL_PATHS.changeEmail,

@@ -25,6 +25,8 @@ export const CALL_PATHS = {
   setupAccount: { method: 'POST', path: '/account/setupAccount' },
   verifyEmail: { method: 'POST', path: '/account/verifyEmail' },
   verifyNewEmail: { method: 'POST', path: '/account/verifyNewEmail' },
+  // Decision 0023: the address an email-change link moves to, before the page sends it; spends nothing.
+  verifyNewEmailCheck: { method: 'POST', path: '/account/verifyNewEmail/check' },
   // Decision 0023: a signed-in person asks to move the account to a new email address.
   changeEmail: { method: 'POST', path: '/account/changeEmail' },
   forgotPassword: { method: 'POST', path: '/account/forgotPassword' },

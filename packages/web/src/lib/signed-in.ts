@@ -1,6 +1,6 @@
 import { ROUTES, type RuntimeConfig } from '@foyer/contract/core';
 import { useEffect, useState } from 'react';
-import { call } from './api';
+import { call, send } from './api';
 import { redirectTarget } from './redirect';
 
 export type SessionCheck = 'checking' | 'signedOut';
@@ -10,6 +10,26 @@ export type SessionCheck = 'checking' | 'signedOut';
  * unreachable service must not keep someone from signing in.
  */
 export const SESSION_CHECK_PATIENCE_MS = 3000;
+
+/**
+ * The email of the account this browser is signed in to, or undefined (signed out, or no answer
+ * within the patience: a slow service must not hold up what the screen does next).
+ */
+export async function signedInEmail(signal?: AbortSignal): Promise<string | undefined> {
+  const controller = new AbortController();
+  const forward = () => controller.abort();
+  signal?.addEventListener('abort', forward, { once: true });
+  const patience = window.setTimeout(() => controller.abort(), SESSION_CHECK_PATIENCE_MS);
+  try {
+    const result = await send('session', { signal: controller.signal });
+    if (!result.ok || typeof result.data !== 'object' || result.data === null) return undefined;
+    const { user } = result.data as { user?: { email?: unknown } };
+    return typeof user?.email === 'string' ? user.email : undefined;
+  } finally {
+    window.clearTimeout(patience);
+    signal?.removeEventListener('abort', forward);
+  }
+}
 
 /** Where a signed-in visitor goes from sign-in or sign-up: never back to one of them (a loop). */
 export function signedInTarget(from: string | null, config: RuntimeConfig): string {

@@ -4,10 +4,10 @@ import { callRoute } from '../../lib/call-route.js';
 import { setSessionCookie } from '../../lib/cookies.js';
 import { requestMeta } from '../audit/audit.service.js';
 import { localeFromAcceptLanguage } from '../mail/mail.template.js';
-import { readSessionToken, requireSession } from '../sessions/sessions.http.js';
+import { currentSession, readSessionToken, requireSession } from '../sessions/sessions.http.js';
 import { endSession } from '../sessions/sessions.service.js';
 import { CHANGE_EMAIL_PER_IP, CHANGE_EMAIL_PER_NEW_EMAIL, VERIFY_NEW_EMAIL_PER_IP } from './email-change.limits.js';
-import { requestEmailChange, verifyNewEmail } from './email-change.service.js';
+import { checkNewEmailLink, requestEmailChange, verifyNewEmail } from './email-change.service.js';
 import { clientOf } from '../../lib/rate-limit.js';
 
 export const emailChangeRoutes: FastifyPluginAsyncZod = async (app) => {
@@ -27,6 +27,14 @@ export const emailChangeRoutes: FastifyPluginAsyncZod = async (app) => {
       );
       app.mail.nudge();
       return {};
+    },
+  });
+
+  callRoute(app, 'verifyNewEmailCheck', {
+    summary: 'The address an email-change link moves to, and whether this browser is signed in to another account; spends nothing',
+    handler: async (request) => {
+      const session = await currentSession(app, request);
+      return checkNewEmailLink(app, request.body, session?.userId);
     },
   });
 

@@ -108,6 +108,29 @@ export async function requestEmailChange(deps: Deps, input: ChangeEmailInput, co
   });
 }
 
+/**
+ * `account/verifyNewEmail/check` (decision 0023): the address an email-change link moves its
+ * account to, and whether the browser asking is signed in to another account (`signedInAs`: the
+ * account of the session it presented). Refuses what `verifyNewEmail` refuses, spends nothing and
+ * writes nothing. The page sends such a link at once only when this browser holds no other
+ * account's session: otherwise a link the sender made for their own account would move this
+ * browser into it unasked (login CSRF).
+ */
+export async function checkNewEmailLink(
+  deps: Deps,
+  input: { token: string },
+  signedInAs: string | undefined,
+): Promise<{ email: string; signedInElsewhere: boolean }> {
+  const row = usableToken(await findToken(deps.db, input.token), EMAIL_CHANGE_PURPOSES, deps.clock.now());
+  const user = await findUserById(deps.db, row.user_id);
+  const newEmail = row.new_email;
+  if (user === undefined || user.deactivated_at !== null || newEmail === null) throw new AppError('invalidToken');
+  if (missingFields(user).some((field) => field !== 'phoneNumber')) throw new AppError('accountNotSetUp');
+  const holder = await findUserByEmailKey(deps.db, normalizeEmail(newEmail));
+  if (holder !== undefined && holder.id !== user.id) throw new AppError('invalidToken');
+  return { email: newEmail, signedInElsewhere: signedInAs !== undefined && signedInAs !== user.id };
+}
+
 export interface VerifiedEmailChange {
   session: StartedSession;
   redirectUrl?: string;

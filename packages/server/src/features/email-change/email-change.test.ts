@@ -24,6 +24,7 @@ import { findUserById } from '../users/users.repo.js';
 
 const CHANGE_URL = API_BASE + CALLS.changeEmail.path;
 const VERIFY_NEW_URL = API_BASE + CALLS.verifyNewEmail.path;
+const VERIFY_NEW_CHECK_URL = API_BASE + CALLS.verifyNewEmailCheck.path;
 
 /** The token of the `/verify-new-email/<token>` link in a mail's text. */
 function newEmailToken(text: string): string {
@@ -145,6 +146,31 @@ describe.skipIf(dbUnavailable)('POST /api/account/verifyNewEmail', () => {
     expect((await postSignIn(t.app, { email: newEmail, password: account.password })).statusCode).toBe(200);
     expect((await postSignIn(t.app, account)).json()).toEqual({ errorMessage: 'invalidCredentials' });
     expect((await findUserById(t.db, account.user.id))?.email_key).toBe(normalizeEmail(newEmail));
+  });
+
+  it('checks a link without spending it: its new address, and whether this browser is signed in to another account (login CSRF)', async () => {
+    const { account, session, newEmail, token } = await changeRequested(t);
+    const asking = (as?: Session) =>
+      postJson(
+        t,
+        VERIFY_NEW_CHECK_URL,
+        { token },
+        as === undefined ? {} : { cookies: { [sessionCookieName(t.config)]: as.otter }, headers: { [DEVICE_ID_HEADER]: as.deviceId } },
+      );
+    // Signed out, or signed in to the link's own account: the page goes on at once.
+    expect((await asking()).json()).toEqual({ email: newEmail, signedInElsewhere: false });
+    expect((await asking(session)).json()).toEqual({ email: newEmail, signedInElsewhere: false });
+    // Signed in to someone else's account: the page asks first.
+    const other = await signIn(t.app, await createTestUser(t));
+    expect((await asking(other)).json()).toEqual({ email: newEmail, signedInElsewhere: true });
+    // Nothing was spent or changed.
+    expect((await findUserById(t.db, account.user.id))?.email_key).toBe(normalizeEmail(account.email));
+    expect((await postJson(t, VERIFY_NEW_URL, { token, deviceId: newDeviceId() })).statusCode).toBe(200);
+    // Spent: refused as the link itself is.
+    expect((await asking()).json()).toEqual({ errorMessage: 'invalidToken' });
+    const expiring = await changeRequested(t);
+    t.clock.advance(24 * HOUR + 1);
+    expect((await postJson(t, VERIFY_NEW_CHECK_URL, { token: expiring.token })).json()).toEqual({ errorMessage: 'tokenExpired' });
   });
 
   it('refuses a used link with invalidToken', async () => {

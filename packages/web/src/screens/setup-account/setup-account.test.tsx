@@ -182,6 +182,39 @@ describe('nothing to ask (spec §4)', () => {
   });
 });
 
+describe('a browser signed in to another account (login CSRF, decision 0020)', () => {
+  const signedInAs = (email: string) => () =>
+    json(200, { user: { id: 'u1', email, firstName: 'Vic', lastName: 'Tim' }, expiresAt: '2030-01-01T00:00:00.000Z' });
+
+  it('names the account the link signs in to and submits only when the person continues', async () => {
+    const calls = stubFetch({
+      [FIELDS]: () => json(200, { email: EMAIL, fields: [] }),
+      [SETUP]: () => json(200, { otter: 'session' }),
+      [SESSION]: signedInAs('victim@example.com'),
+    });
+    const { assign } = stubLocation();
+    renderApp(`/verify-email/${TOKEN}`);
+    expect(await screen.findByText(/Sign in to this browser as/)).toHaveTextContent(`Sign in to this browser as ${EMAIL}?`);
+    expect(screen.getByRole('link', { name: 'Cancel' })).toHaveAttribute('href', '/sign-in');
+    expect(calls.filter((call) => call.method === 'POST')).toHaveLength(0);
+    await userEvent.setup().click(screen.getByRole('button', { name: 'Continue' }));
+    await waitFor(() => expect(assign).toHaveBeenCalledWith('/home'));
+    expect(calls.filter((call) => call.method === 'POST')).toHaveLength(1);
+  });
+
+  it('submits at once when the browser is signed in to the same account', async () => {
+    const calls = stubFetch({
+      [FIELDS]: () => json(200, { email: EMAIL, fields: [] }),
+      [SETUP]: () => json(200, { otter: 'session' }),
+      [SESSION]: signedInAs(EMAIL.toUpperCase()),
+    });
+    const { assign } = stubLocation();
+    renderApp(`/verify-email/${TOKEN}`);
+    await waitFor(() => expect(assign).toHaveBeenCalledWith('/home'));
+    expect(calls.filter((call) => call.method === 'POST')).toHaveLength(1);
+  });
+});
+
 describe('setup errors (spec §8)', () => {
   const INVALID =
     'The link for setting up your account appears to be invalid. If you are in an organization, please request that your organization administrator re-send the link.';

@@ -1,4 +1,4 @@
-import { ROUTES } from '@foyer/contract/core';
+import { ROUTES, normalizeEmail } from '@foyer/contract/core';
 import { useEffect, useState } from 'react';
 import { useParams, useSearchParams } from 'react-router';
 import { Alert } from '../../components/alert';
@@ -7,15 +7,18 @@ import { CardLayout } from '../../components/card-layout';
 import { ErrorText } from '../../components/error-text';
 import { Spinner } from '../../components/spinner';
 import { fetchAnswer } from '../../lib/answers';
+import { signedInEmail } from '../../lib/signed-in';
 import { useT } from '../../lib/i18n';
 import { useRuntimeConfig } from '../../lib/runtime-config';
 import { AlreadyVerified, SupersededLink } from './ended-link';
+import { TransferConfirm } from '../sso/transfer-confirm';
 import { SetupForm } from './setup-form';
 import { completeSetup, setupFailure, type SetupFailure, type SetupField } from './setup-request';
 
 type SetupState =
   | { status: 'loading' }
   | { status: 'finishing' }
+  | { status: 'confirm'; email: string; busy: boolean }
   | { status: 'form'; asked: SetupField[]; email: string; organization: string | undefined }
   | { status: 'failed'; failure: SetupFailure };
 
@@ -62,6 +65,15 @@ export function SetupAccount() {
         setState({ status: 'form', asked, email, organization });
         return;
       }
+      // The link signs this browser in. Someone else's session here is not replaced unasked: a
+      // link anyone can send (their own sign-up's) would otherwise move this browser into their
+      // account (login CSRF, decision 0020).
+      const holder = await signedInEmail(signal);
+      if (signal.aborted) return;
+      if (holder !== undefined && normalizeEmail(holder) !== normalizeEmail(email)) {
+        setState({ status: 'confirm', email, busy: false });
+        return;
+      }
       setState({ status: 'finishing' });
       // On success the browser is leaving: the spinner stays until it has.
       const failure = await completeSetup(token, {}, params, config, signal);
@@ -73,6 +85,23 @@ export function SetupAccount() {
   const title = t('setup.title');
 
   if (state.status === 'loading') return <SetupSkeleton title={title} />;
+
+  if (state.status === 'confirm') {
+    const { email } = state;
+    return (
+      <TransferConfirm
+        title={title}
+        email={email}
+        busy={state.busy}
+        onContinue={() => {
+          setState({ status: 'confirm', email, busy: true });
+          void completeSetup(token, {}, params, config).then((failure) => {
+            if (failure !== null) setState({ status: 'failed', failure });
+          });
+        }}
+      />
+    );
+  }
 
   if (state.status === 'finishing') {
     return (

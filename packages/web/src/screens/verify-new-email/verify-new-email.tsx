@@ -1,5 +1,5 @@
 import { ROUTES, type MessageKey } from '@foyer/contract/core';
-import { useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { useParams } from 'react-router';
 import { Alert } from '../../components/alert';
 import { Button } from '../../components/button';
@@ -13,6 +13,7 @@ import { pageQuery } from '../../lib/page-query';
 import { redirectTarget } from '../../lib/redirect';
 import { useRuntimeConfig } from '../../lib/runtime-config';
 import { deviceId } from '../../lib/storage';
+import { TransferConfirm } from '../sso/transfer-confirm';
 
 /** Spec §8: accountNotSetUp has its own text; anything else is the link's generic one. */
 export function verifyNewEmailFailure(code: FailureCode): MessageKey {
@@ -21,33 +22,60 @@ export function verifyNewEmailFailure(code: FailureCode): MessageKey {
 
 /**
  * Spec §2, §7 `/verify-new-email/:token` (decision 0023): the link mailed to a new address. The
- * screen sends it at once (the POST, never the opening of the link, spends it), shows its
- * progress, and once the service has moved the account and signed this browser in goes to `next`
- * (the service answers it only when the allow-list accepts it, and the browser checks it again)
- * or the default home.
+ * screen asks the service about the link first (`account/verifyNewEmail/check`, which spends
+ * nothing). Unless this browser is signed in to another account than the link's, it then sends the
+ * link at once (the POST, never the opening of the link, spends it), shows its progress, and once
+ * the service has moved the account and signed this browser in goes to `next` (the service
+ * answers it only when the allow-list accepts it, and the browser checks it again) or the default
+ * home. Signed in to another account, it names the address the link signs in to and sends it only
+ * when the person continues: a link the sender made for their own account must not move this
+ * browser into it unasked (login CSRF).
  */
 export function VerifyNewEmail() {
   const t = useT();
   const config = useRuntimeConfig();
   const { token = '' } = useParams();
   const [failure, setFailure] = useState<MessageKey | null>(null);
+  const [confirm, setConfirm] = useState<{ email: string; busy: boolean } | null>(null);
   // Single use: StrictMode's second run of the effect must not send it again.
   const sent = useRef(false);
+
+  const verify = useCallback(async () => {
+    const next = pageQuery().get('next');
+    const result = await fetchAnswer('verifyNewEmail', { body: { token, deviceId: deviceId(), ...(next === null ? {} : { next }) } });
+    if (!result.ok) {
+      setConfirm(null);
+      setFailure(verifyNewEmailFailure(result.code));
+      return;
+    }
+    // replace: Back must not land on a spent link's address.
+    window.location.replace(redirectTarget(result.data.redirectUrl ?? null, config));
+  }, [token, config]);
 
   useEffect(() => {
     if (sent.current) return;
     sent.current = true;
     void (async () => {
-      const next = pageQuery().get('next');
-      const result = await fetchAnswer('verifyNewEmail', { body: { token, deviceId: deviceId(), ...(next === null ? {} : { next }) } });
-      if (!result.ok) {
-        setFailure(verifyNewEmailFailure(result.code));
-        return;
-      }
-      // replace: Back must not land on a spent link's address.
-      window.location.replace(redirectTarget(result.data.redirectUrl ?? null, config));
+      const checked = await fetchAnswer('verifyNewEmailCheck', { body: { token } });
+      if (!checked.ok) setFailure(verifyNewEmailFailure(checked.code));
+      else if (checked.data.signedInElsewhere) setConfirm({ email: checked.data.email, busy: false });
+      else await verify();
     })();
-  }, [token, config]);
+  }, [token, verify]);
+
+  if (confirm !== null) {
+    return (
+      <TransferConfirm
+        title={t('verifyNewEmail.title')}
+        email={confirm.email}
+        busy={confirm.busy}
+        onContinue={() => {
+          setConfirm({ ...confirm, busy: true });
+          void verify();
+        }}
+      />
+    );
+  }
 
   if (failure === null) {
     return (
