@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postJson } from '../../../test/account-entry.js';
@@ -316,6 +317,29 @@ describe.skipIf(dbUnavailable)('an issuer that cannot be reached', () => {
       await t?.close();
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => hanging.close(() => resolve()));
+    }
+  });
+
+  it('serves the local stand-in only to requests that name this machine (DNS rebinding)', async () => {
+    const provider = await startStandIn({ host: '127.0.0.1', port: 0, redirectUris: [REDIRECT_URI] });
+    try {
+      const discovery = `${provider.issuer}/.well-known/openid-configuration`;
+      expect((await fetch(discovery)).status).toBe(200);
+      const { port } = new URL(provider.issuer);
+      const rebound = await new Promise<number>((resolve, reject) => {
+        const request = httpRequest(
+          { host: '127.0.0.1', port, path: '/.well-known/openid-configuration', headers: { host: `rebind.evil.example:${port}` } },
+          (response) => {
+            response.resume();
+            resolve(response.statusCode ?? 0);
+          },
+        );
+        request.on('error', reject);
+        request.end();
+      });
+      expect(rebound).toBe(421);
+    } finally {
+      await provider.close();
     }
   });
 

@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import Provider, { type Configuration } from 'oidc-provider';
 import { standInLoginPage } from './stand-in.page.js';
+import { isLocalRequestHost } from '../../lib/loopback.js';
 
 /**
  * The local stand-in for Google (decision 0019): a real OpenID Connect provider (oidc-provider),
@@ -127,6 +128,11 @@ export async function startStandIn(options: StandInOptions): Promise<StandIn> {
 
   const callback = provider.callback();
   handler = (request, response) => {
+    // DNS rebinding: a page whose name resolves to this machine reaches the port, but says its own name.
+    if (!isLocalRequestHost(request.headers.host)) {
+      response.writeHead(421, { 'content-type': 'text/plain; charset=utf-8' }).end('This sign-in page answers only on this machine.');
+      return;
+    }
     const path = new URL(request.url ?? '/', issuer).pathname;
     if (!path.startsWith('/interaction/')) {
       void callback(request, response);

@@ -3,7 +3,7 @@ import { NO_CONTROL_CHARACTERS } from '@foyer/contract';
 import { z } from 'zod';
 import type { Config } from '../../config.js';
 import { AppError } from '../../lib/errors.js';
-import { isLoopbackHost } from '../../lib/loopback.js';
+import { isLocalRequestHost, isLoopbackHost } from '../../lib/loopback.js';
 import { READ_ERRORS } from '../../lib/http-schemas.js';
 import { linksIn } from './mail.transports.js';
 import { escapeHtml } from './mail.template.js';
@@ -100,6 +100,11 @@ function page(messages: Array<z.infer<typeof DevMailboxMessage>>): string {
  * escaped; the page keeps to the site's CSP (its style sheet is a file, no inline script).
  */
 export const devMailboxRoutes: FastifyPluginAsyncZod = async (app) => {
+  // DNS rebinding: a page whose name resolves to 127.0.0.1 reaches this port, but says its own name.
+  const ownName = new URL(app.config.publicUrl).hostname;
+  app.addHook('onRequest', async (request) => {
+    if (!isLocalRequestHost(request.headers.host, [ownName])) throw new AppError('notFound');
+  });
   const load = async (to: string | undefined) => (await listDevMailbox(app.db, { to, limit: SHOWN })).map(toMessage);
 
   app.get(

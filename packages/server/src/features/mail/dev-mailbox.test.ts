@@ -56,6 +56,19 @@ describe.skipIf(dbUnavailable)('the dev mailbox', () => {
     expect(outbox).toEqual({ sent_at: app.clock.now(), attempts: 1 });
   });
 
+  it('answers only requests that name this machine, so a page that rebinds its own name to 127.0.0.1 reads nothing (DNS rebinding)', async () => {
+    const app = await local();
+    const asked = (host: string) => app.app.inject({ method: 'GET', url: `${DEV_MAILBOX_PATH}.json`, headers: { host } });
+    for (const host of ['localhost:8080', 'app.localhost:8080', '127.0.0.1:8080', '[::1]:8080', new URL(app.config.publicUrl).host]) {
+      expect([host, (await asked(host)).statusCode]).toEqual([host, 200]);
+    }
+    for (const host of ['rebind.evil.example:8080', 'evil.example', '127.0.0.1.evil.example', 'localhost.evil.example:8080']) {
+      const refused = await asked(host);
+      expect([host, refused.statusCode]).toEqual([host, 404]);
+      expect(refused.json()).toEqual({ errorMessage: 'notFound' });
+    }
+  });
+
   it('shows a readable page under the site CSP, with everything escaped and the links clickable', async () => {
     const app = await local();
     // An account's own name goes into the notice of a sign-up with its email.
