@@ -4,7 +4,7 @@ import { isUniqueViolation } from '../../db/errors.js';
 import { AppError } from '../../lib/errors.js';
 import { inTransaction, unitOfWork, type UnitOfWork } from '../../lib/unit-of-work.js';
 import { recordAudit, type RequestMeta } from '../audit/audit.service.js';
-import { clearLockout, reserve, settleFailure } from '../lockout/lockout.service.js';
+import { checkingReserved, clearLockout, reserve, settleFailure } from '../lockout/lockout.service.js';
 import { absoluteLink, queueMail } from '../mail/mail.service.js';
 import { recipientLocale } from '../password/forgot.service.js';
 import { deleteSessionsOfUser } from '../sessions/sessions.repo.js';
@@ -33,7 +33,10 @@ async function confirmPassword(deps: Deps, user: UserRow, hashPassword: string, 
     await recordAudit(uow, { type: 'signin.locked', meta, userId: user.id, emailKey, detail: { reason: 'emailChange', failures: attempt.number } });
     throw new AppError('accountLocked');
   }
-  const matched = user.password_hash === null ? await passwords.verifyDummy(hashPassword) : await passwords.verify(user.password_hash, hashPassword);
+  const stored = user.password_hash;
+  const matched = await checkingReserved(uow, attempt, () =>
+    stored === null ? passwords.verifyDummy(hashPassword) : passwords.verify(stored, hashPassword),
+  );
   if (!matched) {
     await recordAudit(uow, {
       type: 'signin.failure',

@@ -18,6 +18,7 @@ import {
 import { listAuditEvents } from '../audit/audit.repo.js';
 import { getFailureCount } from '../lockout/lockout.repo.js';
 import { sha256Hex } from '../../lib/crypto.js';
+import { AppError } from '../../lib/errors.js';
 import { unitOfWork } from '../../lib/unit-of-work.js';
 import { issueToken } from '../tokens/tokens.js';
 import { findUserById } from '../users/users.repo.js';
@@ -110,6 +111,22 @@ describe.skipIf(dbUnavailable)('POST /api/account/changeEmail', () => {
     expect(await mailsTo(t, free, 'emailChange')).toHaveLength(1);
     const notices = await mailsTo(t, account.email, 'emailChangeNotice');
     expect(notices.map((mail) => mail.subject)).toEqual([notices[0]?.subject, notices[0]?.subject]);
+  });
+
+  it('answers 503 and counts no failure when the hashing threads turn the password check away (decision 0011)', async () => {
+    const account = await createTestUser(t);
+    const session = await signIn(t.app, account);
+    const passwords = t.app.passwords;
+    const verify = passwords.verify.bind(passwords);
+    passwords.verify = () => Promise.reject(new AppError('unavailable'));
+    try {
+      for (let i = 0; i < 12; i++)
+        expect((await requestChange(t, session, { newEmail: uniqueEmail('busy'), password: account.password })).statusCode).toBe(503);
+    } finally {
+      passwords.verify = verify;
+    }
+    expect((await getFailureCount(t.db, normalizeEmail(account.email)))?.failures ?? 0).toBe(0);
+    expect((await requestChange(t, session, { newEmail: uniqueEmail('after'), password: account.password })).statusCode).toBe(200);
   });
 
   it('answers notSignedIn without a session', async () => {

@@ -1,4 +1,5 @@
 import { LIMITS } from '@foyer/contract';
+import { isAppError } from '../../lib/errors.js';
 import type { UnitOfWork } from '../../lib/unit-of-work.js';
 import {
   clearFailures,
@@ -68,6 +69,20 @@ export async function settleFailure(uow: UnitOfWork, reservation: Reservation, t
 /** A right password on an account that cannot sign in (yet): no failure, the place is given back. */
 export async function giveBack(uow: UnitOfWork, reservation: Reservation): Promise<void> {
   await releaseAttempt(uow.db, reservation.emailKey);
+}
+
+/**
+ * Runs a reserved attempt's password checks. When the hashing threads turn one away (503
+ * `unavailable`, decision 0011), no password was checked: the reservation is given back before
+ * the refusal goes on, so a refusal never counts towards the lock.
+ */
+export async function checkingReserved<T>(uow: UnitOfWork, reservation: Reservation, check: () => Promise<T>): Promise<T> {
+  try {
+    return await check();
+  } catch (error) {
+    if (isAppError(error) && error.code === 'unavailable') await giveBack(uow, reservation);
+    throw error;
+  }
 }
 
 /**

@@ -3,7 +3,7 @@ import type { Deps } from '../../deps.js';
 import { AppError, isAppError } from '../../lib/errors.js';
 import { unitOfWork } from '../../lib/unit-of-work.js';
 import { auditRow, recordAudit, type RequestMeta } from '../audit/audit.service.js';
-import { giveBack, reserveUnlessSso, settleFailure } from '../lockout/lockout.service.js';
+import { checkingReserved, giveBack, reserveUnlessSso, settleFailure } from '../lockout/lockout.service.js';
 import { emailDomain } from '../organizations/organizations.service.js';
 import { CredentialsChanged } from '../sessions/session-start.repo.js';
 import { newSession, sessionIdOf, type StartedSession } from '../sessions/sessions.service.js';
@@ -38,6 +38,12 @@ export async function matchingPendingSignup(deps: Deps, emailKey: string, hashPa
     pending.map(async (row) => (row.password_hash !== null && (await deps.passwords.verify(row.password_hash, hashPassword)) ? row.id : undefined)),
   );
   return results.find((id) => id !== undefined);
+}
+
+/** Undefined for a hash the threads turned away (503 `unavailable`); any other failure goes on. */
+function unlessBusy(error: unknown): undefined {
+  if (isAppError(error) && error.code === 'unavailable') return undefined;
+  throw error;
 }
 
 /**
@@ -82,18 +88,13 @@ export async function signInWithPassword(
   // Read by the reservation's own statement (decision 0029).
   const user = attempt.account;
   const storedHash = user?.passwordHash ?? null;
-  let matched: boolean;
-  try {
-    matched = storedHash === null ? await passwords.verifyDummy(input.hashPassword) : await passwords.verify(storedHash, input.hashPassword);
-  } catch (error) {
-    // No password was checked (the hashing threads were full, decision 0011): not a failure.
-    if (isAppError(error) && error.code === 'unavailable') await giveBack(uow, attempt);
-    throw error;
-  }
+  const matched = await checkingReserved(uow, attempt, () =>
+    storedHash === null ? passwords.verifyDummy(input.hashPassword) : passwords.verify(storedHash, input.hashPassword),
+  );
 
   if (!matched || user === undefined || storedHash === null) {
     const userId = user?.id ?? null;
-    if ((await matchingPendingSignup(deps, emailKey, input.hashPassword, uow.now)) !== undefined) {
+    if ((await checkingReserved(uow, attempt, () => matchingPendingSignup(deps, emailKey, input.hashPassword, uow.now))) !== undefined) {
       await giveBack(uow, attempt);
       await recordAudit(uow, { type: 'signin.failure', meta, userId, emailKey, detail: { reason: 'pendingSignup' } });
       throw new AppError('unverifiedAccount');
@@ -122,7 +123,8 @@ export async function signInWithPassword(
 
   // Parameters were raised since this hash was made: store it at today's cost (ASVS V11.4.2).
   // Hashed before any write, so no transaction is open while argon2 runs.
-  const rehashed = passwords.needsRehash(storedHash) ? await passwords.hash(input.hashPassword) : undefined;
+  // The hashing threads full (decision 0011): the sign-in goes on, and a later one upgrades the hash.
+  const rehashed = passwords.needsRehash(storedHash) ? await passwords.hash(input.hashPassword).catch(unlessBusy) : undefined;
   // The success's writes together or not at all (decision 0029): the count cleared, the audit row,
   // the old session ended and the new one started; on PostgreSQL in one statement.
   const userId = user.id;

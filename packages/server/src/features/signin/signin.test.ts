@@ -83,6 +83,21 @@ describe.skipIf(dbUnavailable)('POST /api/account/signin', () => {
     expect((await postSignIn(t.app, { email, password })).statusCode).toBe(200);
   });
 
+  it('signs in with the right password while the hashing threads turn away the hash at today’s cost: a later sign-in upgrades it', async () => {
+    const { email, password } = await createTestUser(t);
+    const passwords = t.app.passwords;
+    const { needsRehash, hash } = passwords;
+    passwords.needsRehash = () => true;
+    passwords.hash = () => Promise.reject(new AppError('unavailable'));
+    try {
+      expect((await postSignIn(t.app, { email, password })).statusCode).toBe(200);
+    } finally {
+      passwords.needsRehash = needsRehash;
+      passwords.hash = hash;
+    }
+    expect((await getFailureCount(t.db, normalizeEmail(email)))?.failures ?? 0).toBe(0);
+  });
+
   it('locks an email after 10 failures, also refusing the right password, for 30 minutes', async () => {
     const { email, password } = await createTestUser(t);
     for (let i = 1; i <= 9; i++) {

@@ -16,6 +16,7 @@ import { createTestUser, dbUnavailable, newDeviceId, postSignIn, useTestApp, typ
 import { limiterTime } from '../../../test/limiter-time.js';
 import { requestResetToken } from '../../../test/password.js';
 import { sha256Hex } from '../../lib/crypto.js';
+import { AppError } from '../../lib/errors.js';
 import { listAuditEvents } from '../audit/audit.repo.js';
 import { getFailureCount } from '../lockout/lockout.repo.js';
 
@@ -98,6 +99,19 @@ describe.skipIf(dbUnavailable)('POST /api/account/resendVerification/byLink (dec
 
 describe.skipIf(dbUnavailable)('POST /api/account/resendVerification/bySignIn (decision 0020)', () => {
   const t = useTestApp();
+
+  it('answers 503 and counts no failure when the hashing threads are full (decision 0011)', async () => {
+    const first = await signUpFor(t);
+    const passwords = t.app.passwords;
+    const verify = passwords.verify.bind(passwords);
+    passwords.verify = () => Promise.reject(new AppError('unavailable'));
+    try {
+      for (let i = 0; i < 3; i++) expect((await bySignIn(t, first.email, PASSWORD)).statusCode).toBe(503);
+    } finally {
+      passwords.verify = verify;
+    }
+    expect((await getFailureCount(t.db, normalizeEmail(first.email)))?.failures ?? 0).toBe(0);
+  });
 
   it("mails a fresh link for the sign-up whose password was given, ending only that sign-up's earlier link", async () => {
     const first = await signUpFor(t);

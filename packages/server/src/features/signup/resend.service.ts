@@ -2,7 +2,7 @@ import { normalizeEmail } from '@foyer/contract';
 import type { Deps } from '../../deps.js';
 import { inTransaction, unitOfWork } from '../../lib/unit-of-work.js';
 import { recordAudit } from '../audit/audit.service.js';
-import { giveBack, reserve, settleFailure } from '../lockout/lockout.service.js';
+import { checkingReserved, giveBack, reserve, settleFailure } from '../lockout/lockout.service.js';
 import { matchingPendingSignup } from '../signin/signin.service.js';
 import { findToken } from '../tokens/tokens.js';
 import { findUserByEmailKey, findUserById } from '../users/users.repo.js';
@@ -68,8 +68,12 @@ export async function resendBySignIn(deps: Deps, input: { email: string; hashPas
   }
   const user = await findUserByEmailKey(deps.db, emailKey);
   const stored = user?.password_hash ?? null;
-  const ownPassword = stored === null ? await passwords.verifyDummy(input.hashPassword) : await passwords.verify(stored, input.hashPassword);
-  const signupId = ownPassword ? undefined : await matchingPendingSignup(deps, emailKey, input.hashPassword, uow.now);
+  const ownPassword = await checkingReserved(uow, attempt, () =>
+    stored === null ? passwords.verifyDummy(input.hashPassword) : passwords.verify(stored, input.hashPassword),
+  );
+  const signupId = ownPassword
+    ? undefined
+    : await checkingReserved(uow, attempt, () => matchingPendingSignup(deps, emailKey, input.hashPassword, uow.now));
   if (!ownPassword && signupId === undefined) {
     const userId = user?.id ?? null;
     await recordAudit(uow, { type: 'signin.failure', meta, userId, emailKey, detail: { reason: 'resendWrongPassword', failures: attempt.number } });
