@@ -29,6 +29,14 @@ describe('the client an address-keyed limit counts (clientKey)', () => {
       expect(clientKey(address)).toBe('2001:db8:1:2::/64');
     }
     expect(clientKey('2001:db8:1:3::1')).toBe('2001:db8:1:3::/64');
+    // An IPv4 client however an IPv6 socket or a proxy writes it.
+    for (const address of ['0:0:0:0:0:ffff:203.0.113.7', '::ffff:cb00:7107', '0::ffff:203.0.113.7', '::FFFF:203.0.113.7', '::203.0.113.7']) {
+      expect([address, clientKey(address)]).toEqual([address, '203.0.113.7']);
+    }
+    // An embedded IPv4 tail is two groups: the /64 does not shift.
+    expect(clientKey('1::2:3:4:5:1.2.3.4')).toBe(clientKey('1:0:2:3:4:5:1.2.3.4'));
+    expect(clientKey('1:0:2:3:4:5:1.2.3.4')).toBe('1:0:2:3::/64');
+    expect(clientKey('')).toBe('');
     expect(clientKey('::1')).toBe('0:0:0:0::/64');
     expect(clientKey('fe80::1')).toBe('fe80:0:0:0::/64');
     expect(clientKey('2001:db8::')).toBe('2001:db8:0:0::/64');

@@ -31,22 +31,41 @@ export interface RateRule {
 export function clientKey(ip: string): string {
   const address = ip.split('%')[0] ?? ip;
   if (!isIPv6(address)) return address;
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped?.[1] !== undefined) return mapped[1];
-  const [head = '', tail] = address.split('::');
-  const headParts = head === '' ? [] : head.split(':');
-  const tailParts = tail === undefined || tail === '' ? [] : tail.split(':');
-  const groups =
-    tail === undefined ? headParts : [...headParts, ...Array<string>(Math.max(0, 8 - headParts.length - tailParts.length)).fill('0'), ...tailParts];
+  const groups = ipv6Groups(address);
+  if (groups === undefined) return address;
+  // ::ffff:a.b.c.d however written (an IPv4 client seen through an IPv6 socket), and the old
+  // IPv4-compatible ::a.b.c.d: the IPv4 address.
+  const high = groups.slice(0, 5).every((group) => group === 0);
+  if (high && (groups[5] === 0xffff || (groups[5] === 0 && (groups[6] ?? 0) !== 0))) {
+    const [g6 = 0, g7 = 0] = groups.slice(6);
+    return [g6 >> 8, g6 & 0xff, g7 >> 8, g7 & 0xff].join('.');
+  }
   return `${groups
     .slice(0, 4)
-    .map((group) => parseInt(group, 16).toString(16))
+    .map((group) => group.toString(16))
     .join(':')}::/64`;
+}
+
+/** The eight 16-bit groups of a valid IPv6 address (a trailing dotted IPv4 part is two of them). */
+function ipv6Groups(address: string): number[] | undefined {
+  let text = address.toLowerCase();
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted !== null) {
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head = '', tail] = text.split('::');
+  const headParts = head === '' ? [] : head.split(':');
+  const tailParts = tail === undefined || tail === '' ? [] : tail.split(':');
+  const fill = tail === undefined ? 0 : 8 - headParts.length - tailParts.length;
+  const groups = [...headParts, ...Array<string>(Math.max(0, fill)).fill('0'), ...tailParts].map((group) => parseInt(group, 16));
+  return groups.length === 8 && groups.every((group) => Number.isInteger(group) && group >= 0 && group <= 0xffff) ? groups : undefined;
 }
 
 /** `clientKey` of the request's address (decision 0013 decides which address that is). */
 export function clientOf(request: FastifyRequest): string {
-  return clientKey(request.ip);
+  // Fastify has no address for a request whose socket is already gone.
+  return clientKey((request.ip as string | undefined) ?? '');
 }
 
 /** Readiness of the counters' store (features/health): undefined when it lives in this process. */
