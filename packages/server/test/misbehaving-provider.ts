@@ -12,7 +12,7 @@ import type { AddressInfo } from 'node:net';
  * of the next ID tokens (undefined leaves it out); `userinfo`, when set, is what its userinfo
  * endpoint answers.
  */
-export type Misbehaviour = 'honest' | 'wrongAudience' | 'wrongIssuer' | 'expired' | 'wrongNonce' | 'foreignKey';
+export type Misbehaviour = 'honest' | 'wrongAudience' | 'wrongIssuer' | 'expired' | 'wrongNonce' | 'foreignKey' | 'unknownKey';
 
 export class MisbehavingProvider {
   readonly clientId = 'foyer-test-client';
@@ -30,6 +30,8 @@ export class MisbehavingProvider {
   tokenDelayMs = 0;
   /** What the token endpoint answers instead of tokens (a throttling provider), while set. */
   tokenRefusal: { status: number; body: unknown } | undefined;
+  /** Discovery answers 503 while set (a provider down for a moment). */
+  discoveryDown = false;
   /** Requests its discovery document and its key set have had. */
   readonly served = { discovery: 0, jwks: 0 };
   private key = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -46,7 +48,7 @@ export class MisbehavingProvider {
       };
       if (path === '/.well-known/openid-configuration') {
         this.served.discovery += 1;
-        return json(200, this.metadata());
+        return this.discoveryDown ? json(503, { error: 'temporarily_unavailable' }) : json(200, this.metadata());
       }
       if (path === '/jwks') this.served.jwks += 1;
       if (path === '/jwks') return json(200, { keys: [{ ...this.key.publicKey.export({ format: 'jwk' }), kid: this.kid, alg: 'RS256', use: 'sig' }] });
@@ -109,9 +111,12 @@ export class MisbehavingProvider {
       ...this.claims,
     };
     for (const [name, value] of Object.entries(claims)) if (value === undefined) delete claims[name];
-    const signer: KeyObject = this.behaviour === 'foreignKey' ? this.foreign.privateKey : this.key.privateKey;
+    const foreign = this.behaviour === 'foreignKey' || this.behaviour === 'unknownKey';
+    const signer: KeyObject = foreign ? this.foreign.privateKey : this.key.privateKey;
     const encode = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
-    const input = `${encode({ alg: 'RS256', typ: 'JWT', kid: this.kid })}.${encode(claims)}`;
+    // unknownKey: a key id the published set does not have (foreignKey reuses the published one).
+    const kid = this.behaviour === 'unknownKey' ? `unknown-${this.kid}` : this.kid;
+    const input = `${encode({ alg: 'RS256', typ: 'JWT', kid })}.${encode(claims)}`;
     return `${input}.${sign('sha256', Buffer.from(input), signer).toString('base64url')}`;
   }
 }

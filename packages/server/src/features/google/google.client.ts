@@ -102,27 +102,39 @@ export class GoogleClient {
 
   /**
    * The discovered configuration, fetched once and shared by concurrent requests. A failure
-   * answers `unavailable` (503) and is tried again on a later request; the process keeps running.
+   * answers `unavailable` (503) and is tried again on a later request, at most every
+   * DISCOVERY_RETRY_MS; the process keeps running. After an ID token named a key the cached set
+   * lacks (`forgetKeys`), the configuration is discovered afresh; while that fails, the one in
+   * hand goes on serving.
    */
   private async configuration(): Promise<Discovered> {
     const now = this.now();
-    const age = this.discovered === undefined ? Number.POSITIVE_INFINITY : now - this.discovered.at;
-    if (this.discovered !== undefined && age < DISCOVERY_TTL_MS && !(this.keysMissed && age >= DISCOVERY_RETRY_MS)) return this.discovered.value;
+    const current = this.discovered !== undefined && now - this.discovered.at < DISCOVERY_TTL_MS ? this.discovered : undefined;
+    const retryDue = now - this.failedAt >= DISCOVERY_RETRY_MS;
+    if (current !== undefined && !(this.keysMissed && now - current.at >= DISCOVERY_RETRY_MS && retryDue)) return current.value;
     if (this.pending !== undefined) return this.pending;
-    if (now - this.failedAt < DISCOVERY_RETRY_MS) throw new AppError('unavailable');
-    this.pending = this.discover();
+    if (current === undefined && !retryDue) throw new AppError('unavailable');
+    // Every caller waiting on it gets the same answer: the configuration, or `unavailable`.
+    this.pending = this.refresh(current?.value);
     try {
-      const value = await this.pending;
-      this.discovered = { value, at: now };
+      return await this.pending;
+    } finally {
+      this.pending = undefined;
+    }
+  }
+
+  private async refresh(inHand: Discovered | undefined): Promise<Discovered> {
+    try {
+      const value = await this.discover();
+      this.discovered = { value, at: this.now() };
       this.keysMissed = false;
       return value;
     } catch (error) {
       // When it failed, not when it began: a provider that hangs fails after the whole time-out.
       this.failedAt = this.now();
       this.log.warn({ err: error, issuer: this.settings.issuer }, 'Google sign-in: OpenID discovery failed; will retry');
+      if (inHand !== undefined) return inHand;
       throw new AppError('unavailable', { cause: error });
-    } finally {
-      this.pending = undefined;
     }
   }
 

@@ -192,6 +192,23 @@ describe.skipIf(dbUnavailable)('ID tokens that must be refused, from a misbehavi
     expect(double.served.jwks).toBeGreaterThan(jwksBefore);
   });
 
+  it('keeps signing in with the configuration in hand while discovery fails after a token named an unknown key', async () => {
+    expect((await exchangeWith('honest')).statusCode).toBe(200);
+    expect((await exchangeWith('unknownKey')).json()).toEqual({ errorMessage: 'socialAuthFailed' });
+    double.discoveryDown = true;
+    try {
+      t.clock.advance(5_000);
+      const discoveries = double.served.discovery;
+      expect((await exchangeWith('honest')).json()).toMatchObject({ wasSignUp: true });
+      // It did try to discover afresh, and goes on trying at most every 5 s.
+      expect(double.served.discovery).toBe(discoveries + 1);
+      expect((await exchangeWith('honest')).statusCode).toBe(200);
+      expect(double.served.discovery).toBe(discoveries + 1);
+    } finally {
+      double.discoveryDown = false;
+    }
+  });
+
   async function exchangeWithClaims(claims: Record<string, unknown>, userinfo?: Record<string, unknown>) {
     double.claims = claims;
     double.userinfo = userinfo;
@@ -271,6 +288,12 @@ describe.skipIf(dbUnavailable)('an issuer that cannot be reached', () => {
     const env = { GOOGLE_ISSUER: `http://127.0.0.1:${port}`, GOOGLE_CLIENT_ID: 'foyer-local', GOOGLE_CLIENT_SECRET: 'unknown-yet' };
     const t = await createTestApp({ env });
     try {
+      // Requests that arrive together share one discovery, and each gets the same 503.
+      const together = await Promise.all([startGoogle(t), startGoogle(t), startGoogle(t)]);
+      expect(together.map((response) => [response.statusCode, response.json()])).toEqual(
+        Array.from({ length: 3 }, () => [503, { errorMessage: 'unavailable' }]),
+      );
+      t.clock.advance(MINUTE);
       const down = await startGoogle(t);
       expect(down.statusCode).toBe(503);
       expect(down.json()).toEqual({ errorMessage: 'unavailable' });
