@@ -21,6 +21,23 @@ import { MailWorker, RETRY_CAP_MS, describeError, retryDelayMs } from './mail.wo
 import { outboxKeyOf } from './outbox.crypto.js';
 import { listOutbox } from './outbox.repo.js';
 
+/**
+ * Fails the UPDATE statements whose set columns `fails` picks, as a database that goes away
+ * between two statements does: the test decides which write is lost, and when.
+ */
+function failingUpdates(fails: (columns: string[]) => boolean): KyselyPlugin {
+  return {
+    transformQuery: ({ node }) => {
+      const columns = UpdateQueryNode.is(node)
+        ? (node.updates ?? []).map((update) => (ColumnNode.is(update.column) ? update.column.column.name : ''))
+        : [];
+      if (columns.length > 0 && fails(columns)) throw new Error('Connection terminated unexpectedly');
+      return node;
+    },
+    transformResult: async ({ result }) => result,
+  };
+}
+
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
 
@@ -126,15 +143,7 @@ describe.skipIf(dbUnavailable)('the mail worker over real SMTP', () => {
     // The database fails exactly the statement that marks a row sent, as when it goes away between
     // the SMTP server's acceptance and the marking.
     let away = false;
-    const marking: KyselyPlugin = {
-      transformQuery: ({ node }) => {
-        const marks =
-          UpdateQueryNode.is(node) && (node.updates ?? []).some((update) => ColumnNode.is(update.column) && update.column.column.name === 'sent_at');
-        if (away && marks) throw new Error('Connection terminated unexpectedly');
-        return node;
-      },
-      transformResult: async ({ result }) => result,
-    };
+    const marking = failingUpdates((columns) => away && columns.includes('sent_at'));
     worker = new MailWorker(
       { db: t.db.withPlugin(marking), clock: t.clock, log: t.app.log, key: outboxKeyOf(t.config) },
       smtpTransport({ url: smtp.url, from: 'Foyer <no-reply@localhost>' }),
@@ -164,17 +173,7 @@ describe.skipIf(dbUnavailable)('the mail worker over real SMTP', () => {
     const relay = new SmtpCapture({ delayMs: 400, refuses: (address) => address.startsWith('bounce-') });
     await relay.start();
     let away = true;
-    const recordingFailure: KyselyPlugin = {
-      transformQuery: ({ node }) => {
-        const columns = UpdateQueryNode.is(node)
-          ? (node.updates ?? []).map((update) => (ColumnNode.is(update.column) ? update.column.column.name : ''))
-          : [];
-        const records = columns.includes('next_attempt_at') && !columns.includes('sent_at');
-        if (away && records) throw new Error('Connection terminated unexpectedly');
-        return node;
-      },
-      transformResult: async ({ result }) => result,
-    };
+    const recordingFailure = failingUpdates((columns) => away && columns.includes('next_attempt_at') && !columns.includes('sent_at'));
     worker = new MailWorker(
       { db: t.db.withPlugin(recordingFailure), clock: t.clock, log: t.app.log, key: outboxKeyOf(t.config) },
       smtpTransport({ url: relay.url, from: 'Foyer <no-reply@localhost>' }),

@@ -3,6 +3,7 @@ import { useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { Alert } from '../../components/alert';
 import { Button } from '../../components/button';
 import { CardLayout } from '../../components/card-layout';
+import { ConfirmSignIn } from '../../components/confirm-sign-in';
 import { Spinner } from '../../components/spinner';
 import { call, type CallResult } from '../../lib/api';
 import { fetchAnswer, type CallData } from '../../lib/answers';
@@ -10,7 +11,6 @@ import { writeCookie } from '../../lib/cookies';
 import { useT } from '../../lib/i18n';
 import { useRuntimeConfig } from '../../lib/runtime-config';
 import { writeItem } from '../../lib/storage';
-import { TransferConfirm } from '../sso/transfer-confirm';
 
 /** Spec §3: the device id cookie lives as long as a device token (decision 0021: a year). */
 const DEVICE_COOKIE_SECONDS = 365 * 24 * 60 * 60;
@@ -23,7 +23,7 @@ function handOffQuery(): { deviceId: string | null; otter: string | null } {
 }
 
 /** What the screen shows: the check, the question, the exchange, or why it cannot go on. */
-type Step = { kind: 'checking' } | { kind: 'confirm'; email: string } | { kind: 'exchanging'; email: string } | { kind: 'failed' };
+type Step = { kind: 'checking' } | { kind: 'confirm'; email: string } | { kind: 'failed' };
 
 /**
  * Spec §2's device hand-off screen (`/device-hand-off`, decision 0021): a native client opens it
@@ -65,9 +65,8 @@ export function DeviceHandOff() {
     };
   }, [otter, usable]);
 
-  async function handOff(email: string) {
+  async function handOff() {
     if (!usable) return;
-    setStep({ kind: 'exchanging', email });
     writeItem('deviceId', deviceId);
     writeCookie(config, COOKIE_BASE_NAMES.deviceId, deviceId, DEVICE_COOKIE_SECONDS);
     const result = await call('exchangeSSOTransferToken', { body: { token: otter, deviceId } });
@@ -89,7 +88,7 @@ export function DeviceHandOff() {
   }
 
   if (step.kind !== 'checking') {
-    return <TransferConfirm title={t('handOff.title')} email={step.email} busy={step.kind === 'exchanging'} onContinue={() => void handOff(step.email)} />;
+    return <ConfirmSignIn title={t('handOff.title')} email={step.email} onContinue={handOff} />;
   }
 
   return (

@@ -4,6 +4,7 @@ import { useParams, useSearchParams } from 'react-router';
 import { Alert } from '../../components/alert';
 import { Button } from '../../components/button';
 import { CardLayout } from '../../components/card-layout';
+import { ConfirmSignIn } from '../../components/confirm-sign-in';
 import { ErrorText } from '../../components/error-text';
 import { Spinner } from '../../components/spinner';
 import { fetchAnswer } from '../../lib/answers';
@@ -11,14 +12,13 @@ import { signedInEmail } from '../../lib/signed-in';
 import { useT } from '../../lib/i18n';
 import { useRuntimeConfig } from '../../lib/runtime-config';
 import { AlreadyVerified, SupersededLink } from './ended-link';
-import { TransferConfirm } from '../sso/transfer-confirm';
 import { SetupForm } from './setup-form';
 import { completeSetup, setupFailure, type SetupFailure, type SetupField } from './setup-request';
 
 type SetupState =
   | { status: 'loading' }
   | { status: 'finishing' }
-  | { status: 'confirm'; email: string; busy: boolean }
+  | { status: 'confirm'; email: string }
   | { status: 'form'; asked: SetupField[]; email: string; organization: string | undefined }
   | { status: 'failed'; failure: SetupFailure };
 
@@ -71,7 +71,7 @@ export function SetupAccount() {
       const holder = await signedInEmail(signal);
       if (signal.aborted) return;
       if (holder !== undefined && normalizeEmail(holder) !== normalizeEmail(email)) {
-        setState({ status: 'confirm', email, busy: false });
+        setState({ status: 'confirm', email });
         return;
       }
       setState({ status: 'finishing' });
@@ -87,20 +87,11 @@ export function SetupAccount() {
   if (state.status === 'loading') return <SetupSkeleton title={title} />;
 
   if (state.status === 'confirm') {
-    const { email } = state;
-    return (
-      <TransferConfirm
-        title={title}
-        email={email}
-        busy={state.busy}
-        onContinue={() => {
-          setState({ status: 'confirm', email, busy: true });
-          void completeSetup(token, {}, params, config).then((failure) => {
-            if (failure !== null) setState({ status: 'failed', failure });
-          });
-        }}
-      />
-    );
+    const onContinue = async () => {
+      const failure = await completeSetup(token, {}, params, config);
+      if (failure !== null) setState({ status: 'failed', failure });
+    };
+    return <ConfirmSignIn title={title} email={state.email} onContinue={onContinue} />;
   }
 
   if (state.status === 'finishing') {

@@ -3,6 +3,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import { useParams } from 'react-router';
 import { Alert } from '../../components/alert';
 import { Button } from '../../components/button';
+import { ConfirmSignIn } from '../../components/confirm-sign-in';
 import { CardLayout } from '../../components/card-layout';
 import { ErrorText } from '../../components/error-text';
 import { Spinner } from '../../components/spinner';
@@ -14,7 +15,6 @@ import { readSessionItem, removeSessionItem } from '../../lib/session-store';
 import { signedInTarget } from '../../lib/signed-in';
 import { deviceId } from '../../lib/storage';
 import { ssoTransferFailure } from './sso-request';
-import { TransferConfirm } from './transfer-confirm';
 
 /**
  * Spec §2, §7 `/ssol/:transferToken`: the one-time token from the SSO landing page becomes this
@@ -33,7 +33,7 @@ export function SsoTransfer() {
   const config = useRuntimeConfig();
   const { transferToken = '' } = useParams();
   const [failure, setFailure] = useState<MessageKey | null>(null);
-  const [confirm, setConfirm] = useState<{ email: string; busy: boolean } | null>(null);
+  const [confirmAs, setConfirmAs] = useState<string | null>(null);
   // The check and the exchange each go once: StrictMode's second run of the effect must not repeat them.
   const sent = useRef(false);
 
@@ -41,7 +41,7 @@ export function SsoTransfer() {
     // Not aborted on unmount: the one request is left to finish (see `sent`).
     const result = await call('exchangeSSOTransferToken', { body: { token: transferToken, deviceId: deviceId() } });
     if (!result.ok) {
-      setConfirm(null);
+      setConfirmAs(null);
       setFailure(ssoTransferFailure(result.code));
       return;
     }
@@ -58,23 +58,11 @@ export function SsoTransfer() {
       const checked = await fetchAnswer('exchangeSSOTransferTokenCheck', { body: { token: transferToken } });
       if (!checked.ok) setFailure(ssoTransferFailure(checked.code));
       else if (checked.data.boundToThisBrowser) await exchange();
-      else setConfirm({ email: checked.data.email, busy: false });
+      else setConfirmAs(checked.data.email);
     })();
   }, [transferToken, exchange]);
 
-  if (confirm !== null) {
-    return (
-      <TransferConfirm
-        title={t('ssoTransfer.title')}
-        email={confirm.email}
-        busy={confirm.busy}
-        onContinue={() => {
-          setConfirm({ ...confirm, busy: true });
-          void exchange();
-        }}
-      />
-    );
-  }
+  if (confirmAs !== null) return <ConfirmSignIn title={t('ssoTransfer.title')} email={confirmAs} onContinue={exchange} />;
 
   if (failure === null) {
     return (

@@ -3,6 +3,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import { useParams } from 'react-router';
 import { Alert } from '../../components/alert';
 import { Button } from '../../components/button';
+import { ConfirmSignIn } from '../../components/confirm-sign-in';
 import { CardLayout } from '../../components/card-layout';
 import { ErrorText } from '../../components/error-text';
 import { Spinner } from '../../components/spinner';
@@ -13,7 +14,6 @@ import { pageQuery } from '../../lib/page-query';
 import { redirectTarget } from '../../lib/redirect';
 import { useRuntimeConfig } from '../../lib/runtime-config';
 import { deviceId } from '../../lib/storage';
-import { TransferConfirm } from '../sso/transfer-confirm';
 
 /** Spec §8: accountNotSetUp has its own text; anything else is the link's generic one. */
 export function verifyNewEmailFailure(code: FailureCode): MessageKey {
@@ -36,7 +36,7 @@ export function VerifyNewEmail() {
   const config = useRuntimeConfig();
   const { token = '' } = useParams();
   const [failure, setFailure] = useState<MessageKey | null>(null);
-  const [confirm, setConfirm] = useState<{ email: string; busy: boolean } | null>(null);
+  const [confirmAs, setConfirmAs] = useState<string | null>(null);
   // Single use: StrictMode's second run of the effect must not send it again.
   const sent = useRef(false);
 
@@ -44,7 +44,7 @@ export function VerifyNewEmail() {
     const next = pageQuery().get('next');
     const result = await fetchAnswer('verifyNewEmail', { body: { token, deviceId: deviceId(), ...(next === null ? {} : { next }) } });
     if (!result.ok) {
-      setConfirm(null);
+      setConfirmAs(null);
       setFailure(verifyNewEmailFailure(result.code));
       return;
     }
@@ -58,24 +58,12 @@ export function VerifyNewEmail() {
     void (async () => {
       const checked = await fetchAnswer('verifyNewEmailCheck', { body: { token } });
       if (!checked.ok) setFailure(verifyNewEmailFailure(checked.code));
-      else if (checked.data.signedInElsewhere) setConfirm({ email: checked.data.email, busy: false });
+      else if (checked.data.signedInElsewhere) setConfirmAs(checked.data.email);
       else await verify();
     })();
   }, [token, verify]);
 
-  if (confirm !== null) {
-    return (
-      <TransferConfirm
-        title={t('verifyNewEmail.title')}
-        email={confirm.email}
-        busy={confirm.busy}
-        onContinue={() => {
-          setConfirm({ ...confirm, busy: true });
-          void verify();
-        }}
-      />
-    );
-  }
+  if (confirmAs !== null) return <ConfirmSignIn title={t('verifyNewEmail.title')} email={confirmAs} onContinue={verify} />;
 
   if (failure === null) {
     return (
