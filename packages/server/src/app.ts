@@ -31,7 +31,14 @@ import { registerHttpSpans } from './features/tracing/http-spans.js';
 import { registerWeb } from './features/web/web.routes.js';
 import { systemClock, type Clock } from './lib/clock.js';
 import { registerErrorHandler } from './lib/error-handler.js';
-import { answerClientError, capConnections, httpServerOptions, closeConnectionsWhileStopping, limitPipelining } from './lib/http-server.js';
+import {
+  answerClientError,
+  capConnections,
+  httpServerOptions,
+  closeConnectionsWhileStopping,
+  limitPipelining,
+  refuseWhatNodeWouldAnswer,
+} from './lib/http-server.js';
 import { echoRequestId, loggerOptions, requestIdOptions, REQUEST_ID_HEADER, type LogStream } from './lib/logging.js';
 import { createPasswordHasher, type PasswordHasher } from './lib/passwords.js';
 import { registerOpenApi } from './lib/openapi.js';
@@ -90,6 +97,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   }).withTypeProvider<ZodTypeProvider>();
   capConnections(app, config);
   limitPipelining(app);
+  refuseWhatNodeWouldAnswer(app, securityHeaders);
   closeConnectionsWhileStopping(app, securityHeaders);
 
   // Decision 0017: a call's body is JSON (a SAML response is a form, sso.routes.ts). Text is

@@ -128,6 +128,15 @@ describe.skipIf(dbUnavailable)("requests Node's HTTP parser refuses", () => {
         400,
       ],
       ['headers past the limit', Buffer.from(`GET /sign-in HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`), 431],
+      // Node answers these two itself unless told otherwise: an empty 400 and an empty 417.
+      ['an HTTP/1.1 request without Host', Buffer.from(`GET ${API_BASE}${CALLS.session.path} HTTP/1.1\r\n\r\n`), 400],
+      [
+        'an expectation other than 100-continue',
+        Buffer.from(
+          `POST ${API_BASE}${CALLS.signin.path} HTTP/1.1\r\nHost: localhost\r\nExpect: 200-ok\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}`,
+        ),
+        417,
+      ],
     ];
     for (const [name, request, status] of cases) {
       const answer = await rawExchange(address.port, request);

@@ -1,4 +1,4 @@
-import { STATUS_CODES } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ErrorBody } from '@foyer/contract';
 import type { FastifyInstance } from 'fastify';
@@ -27,6 +27,9 @@ export function httpServerOptions(config: Config) {
     keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
     connectionTimeout: Math.max(CONNECTION_TIMEOUT_MS, requestTimeoutMs),
     http: {
+      // Without Host an HTTP/1.1 request gets an empty 400 from Node itself; refuseWithoutHost
+      // answers it in the contract's shape instead.
+      requireHostHeader: false,
       headersTimeout: Math.min(HEADERS_TIMEOUT_MS, requestTimeoutMs),
       // Node looks for requests past their deadline this often (30 s by default, which would let a
       // slow body live half a minute past REQUEST_TIMEOUT_MS).
@@ -123,6 +126,41 @@ export function closeConnectionsWhileStopping(app: FastifyInstance, securityHead
   });
   app.addHook('onClose', async () => {
     clearInterval(sweep);
+  });
+}
+
+/**
+ * What Node would answer itself, with an empty body and none of the headers every answer carries:
+ * an HTTP/1.1 request without Host (RFC 9112 §3.2: 400) and an `Expect` other than 100-continue
+ * (RFC 9110 §10.1.1: 417). Both get the contract's code-only shape, like the parser's refusals, and
+ * the connection is closed: a body announced with an unmet expectation may still follow on it.
+ */
+export function refuseWhatNodeWouldAnswer(app: FastifyInstance, securityHeaders: Readonly<Record<string, string>>): void {
+  app.addHook('onRequest', (request, reply, done) => {
+    const { raw } = request;
+    if (raw.httpVersionMajor === 1 && raw.httpVersionMinor >= 1 && raw.headers.host === undefined) {
+      void reply
+        .code(400)
+        .headers(securityHeaders)
+        .header('cache-control', 'no-store')
+        .header('connection', 'close')
+        .send({ errorMessage: 'invalidRequest' } satisfies ErrorBody);
+      return;
+    }
+    done();
+  });
+  app.server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
+    const body = JSON.stringify({ errorMessage: 'invalidRequest' } satisfies ErrorBody);
+    response.shouldKeepAlive = false;
+    response.writeHead(417, {
+      ...securityHeaders,
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(body),
+      'cache-control': 'no-store',
+      connection: 'close',
+    });
+    response.end(body);
+    request.resume();
   });
 }
 

@@ -7,14 +7,20 @@ import { assertedName, usableSubject } from '../../lib/provider-claims.js';
 import { providerFetch } from './provider-fetch.js';
 
 /** What the account rules need from a validated sign-in (decision 0019). */
-export interface GoogleIdentity {
+/** What a provider's ID token (or userinfo) asserted; `email` is undefined when it named no valid one. */
+export interface ProviderIdentity {
   issuer: string;
   subject: string;
-  email: string;
+  email: string | undefined;
   /** True only when the provider asserted `email_verified` (boolean true, or the text "true"). */
   emailVerified: boolean;
   givenName?: string;
   familyName?: string;
+}
+
+/** A Google sign-in needs the email: it is how an account is found or made (decision 0019). */
+export interface GoogleIdentity extends ProviderIdentity {
+  email: string;
 }
 
 export interface GoogleClientSettings {
@@ -199,7 +205,14 @@ export class GoogleClient {
     throw new AppError('socialAuthFailed', { cause: new Error(reason) });
   }
 
-  async exchange(input: { code: string; state: string; codeVerifier: string; nonce: string }): Promise<GoogleIdentity> {
+  /** The identity with its email, or the sign-in refused as one whose token names no valid email. */
+  withEmail(identity: ProviderIdentity): GoogleIdentity {
+    const { email } = identity;
+    if (email === undefined) this.refuse('no valid email');
+    return { ...identity, email };
+  }
+
+  async exchange(input: { code: string; state: string; codeVerifier: string; nonce: string }): Promise<ProviderIdentity> {
     const { configuration, responseIssuer } = await this.configuration();
     // The browser sends the code and state it was given (spec §7). RFC 9207's `iss` parameter
     // defends a client of several issuers against mix-up; this client has exactly one, so the
@@ -226,8 +239,8 @@ export class GoogleClient {
       // Mixed, the token's `email_verified` would vouch for an address it never named.
       const userinfo = asText(claims.email) === undefined ? await oidc.fetchUserInfo(configuration, tokens.access_token, claims.sub) : undefined;
       const source: Record<string, unknown> = userinfo ?? claims;
-      const email = asText(source.email);
-      if (email === undefined || !isValidEmail(email)) this.refuse('no valid email');
+      const asserted = asText(source.email);
+      const email = asserted !== undefined && isValidEmail(asserted) ? asserted : undefined;
       const givenName = assertedName(claims.given_name) ?? assertedName(userinfo?.given_name);
       const familyName = assertedName(claims.family_name) ?? assertedName(userinfo?.family_name);
       return {

@@ -75,7 +75,9 @@ export async function exchangeGoogle(
   const { db, now } = unitOfWork(deps);
   const waiting = await spendSocialAuthState(db, sha256Hex(input.state), now);
   if (waiting === undefined) throw new AppError('invalidState');
-  const identity = await google.exchange({ code: input.authorizationCode, state: input.state, codeVerifier: waiting.code_verifier, nonce: waiting.nonce });
+  const identity = google.withEmail(
+    await google.exchange({ code: input.authorizationCode, state: input.state, codeVerifier: waiting.code_verifier, nonce: waiting.nonce }),
+  );
   if (input.useTransferToken !== true) {
     const returning = await signInReturningAccount(deps, identity, meta, { deviceId: input.deviceId, previousToken });
     if (returning !== undefined) return { kind: 'session', userId: returning.user.id, wasSignUp: false, started: returning.started };

@@ -48,7 +48,9 @@ export function transferIssued(user: Pick<UserRow, 'id' | 'email_key'>, connecti
  * Which account a validated identity signs in to (decision 0022), in one transaction:
  * - a known identity: its account, which must still be an active member of the organisation
  *   (else 1001); when the provider now asserts another email, the account takes it unless another
- *   account has it (1004) or the organisation has not claimed its domain (1003);
+ *   account has it (1004) or the organisation has not claimed its domain (1003); when it asserts
+ *   none, the account stays as it is;
+ * - otherwise, with no usable email asserted: 1003;
  * - otherwise an account with the email: linked when it is a member of this organisation (an
  *   invited member who never finished setup is verified and loses whatever a stranger may have
  *   put on it, decision 0014's rule), and taken over the same way, joining the organisation, when
@@ -67,27 +69,31 @@ export async function resolveSsoAccount<Completed>(
   complete: (uow: UnitOfWork, account: SsoAccount) => Promise<Completed>,
 ): Promise<SsoAccount & { completed: Completed }> {
   const asserted = assertedEmail(identity);
-  if (asserted === undefined) throw new SsoFailure('1003', 'the provider asserted no usable email');
-  const { email, emailKey } = asserted;
   const issuer = ssoIssuerKey(connection.id);
   const orgId = connection.org_id;
 
   const resolve = async (uow: UnitOfWork): Promise<SsoAccount> => {
-    const domainOwner = (await findDomain(uow.db, emailDomain(emailKey)))?.org_id;
     const member = await findIdentityAccount(uow.db, issuer, identity.subject);
     if (member !== undefined) {
       if (member.org_id !== orgId || member.deactivated_at !== null) throw new SsoFailure('1001', 'no longer an active member');
+      // The identity is the (connection, subject) pair: a provider that sends no email this time
+      // still signs its known member in, to the account as it is.
       let current = member;
-      if (member.email_key !== emailKey) {
+      if (asserted !== undefined && member.email_key !== asserted.emailKey) {
+        const { email, emailKey } = asserted;
         if ((await findUserByEmailKey(uow.db, emailKey)) !== undefined) throw new SsoFailure('1004', 'the new email belongs to another account');
-        if (domainOwner !== orgId) throw new SsoFailure('1003', "the new email's domain is not the organisation's");
+        if ((await findDomain(uow.db, emailDomain(emailKey)))?.org_id !== orgId)
+          throw new SsoFailure('1003', "the new email's domain is not the organisation's");
         await uow.db.updateTable('users').set({ email, email_key: emailKey, updated_at: uow.now }).where('id', '=', member.id).execute();
         current = { ...member, email, email_key: emailKey };
       }
-      await touchIdentity(uow.db, { issuer, subject: identity.subject, email, now: uow.now });
-      await recordAudit(uow, { type: 'sso.signin', meta, userId: member.id, emailKey, detail: { connectionId: connection.id } });
+      await touchIdentity(uow.db, { issuer, subject: identity.subject, email: asserted?.email ?? current.email, now: uow.now });
+      await recordAudit(uow, { type: 'sso.signin', meta, userId: member.id, emailKey: current.email_key, detail: { connectionId: connection.id } });
       return { user: current, wasSignUp: false };
     }
+    if (asserted === undefined) throw new SsoFailure('1003', 'the provider asserted no usable email');
+    const { email, emailKey } = asserted;
+    const domainOwner = (await findDomain(uow.db, emailDomain(emailKey)))?.org_id;
     const existing = await findUserByEmailKey(uow.db, emailKey);
     if (existing !== undefined) {
       // An unverified account of no organisation at one of the organisation's own addresses was
@@ -140,7 +146,7 @@ export async function resolveSsoAccount<Completed>(
 /**
  * The common case of `resolveSsoAccount` with its transfer token, written in one go (decision
  * 0029): a known identity whose account is still an active member of the organisation and whose
- * email is unchanged. Its account is read, then the identity's use, the `sso.signin` audit row,
+ * email is unchanged (or not asserted this time). Its account is read, then the identity's use, the `sso.signin` audit row,
  * the transfer token (ending the member's unused ones) and its `transfer.issued` row are written
  * together, on PostgreSQL in one statement. Undefined for every other case, which
  * `resolveSsoAccount` decides and audits in its transaction.
@@ -153,11 +159,13 @@ export async function signInReturningMember(
   bindingHash: string | null,
 ): Promise<{ user: UserRow; transferToken: string } | undefined> {
   const asserted = assertedEmail(identity);
-  if (asserted === undefined) return undefined;
-  const { email, emailKey } = asserted;
   const issuer = ssoIssuerKey(connection.id);
   const member = await findIdentityAccount(deps.db, issuer, identity.subject);
-  if (member === undefined || member.org_id !== connection.org_id || member.deactivated_at !== null || member.email_key !== emailKey) return undefined;
+  if (member === undefined || member.org_id !== connection.org_id || member.deactivated_at !== null) return undefined;
+  if (asserted !== undefined && member.email_key !== asserted.emailKey) return undefined;
+  // No email asserted this time: the known identity signs in to the account as it is.
+  const email = asserted?.email ?? member.email;
+  const emailKey = member.email_key;
   const now = deps.clock.now();
   const { token, row } = newToken(now, { userId: member.id, purpose: 'transfer', bindingHash });
   await writeSsoSignIn(deps.db, {

@@ -121,7 +121,6 @@ describe.skipIf(dbUnavailable)('company SSO over OpenID Connect: forged ID token
     ['a blank subject', { sub: '' }, 'no usable subject'],
     ['a subject of white space', { sub: '  ' }, 'no usable subject'],
     ['a subject holding NUL', { sub: 'a\u0000b' }, 'no usable subject'],
-    ['an email holding NUL', { email: `nul\u0000@${domain}` }, 'no valid email'],
   ])('refuses an ID token with %s (1002, audited, no account), on either database', async (_what, claims, reason) => {
     const { code, state } = await consented(`claims@${domain}`);
     provider.claims = claims;
@@ -130,6 +129,32 @@ describe.skipIf(dbUnavailable)('company SSO over OpenID Connect: forged ID token
     } finally {
       provider.claims = {};
     }
+  });
+
+  it('lands a person not yet known on 1003 when the ID token names no valid email (audited, no account); a known member signs in without one', async () => {
+    for (const email of [`nul\u0000@${domain}`, 'not an email at all']) {
+      const { code, state } = await consented(`unknown-${randomBytes(3).toString('hex')}@${domain}`);
+      provider.claims = { email };
+      try {
+        await expectRefused(t, mainId, await writesNoAccount(t, () => callback(mainId, { code, state })), '1003', 'no usable email');
+      } finally {
+        provider.claims = {};
+      }
+    }
+
+    // The identity is the connection's subject: the provider leaving the email out later changes nothing.
+    const known = `known-${randomBytes(3).toString('hex')}@${domain}`;
+    const first = await consented(known);
+    expect(landing(await callback(mainId, { code: first.code, state: first.state })).get('transferToken')).not.toBeNull();
+    const again = await consented(known);
+    provider.claims = { email: 'not an email at all' };
+    try {
+      expect(landing(await callback(mainId, { code: again.code, state: again.state })).get('transferToken')).not.toBeNull();
+    } finally {
+      provider.claims = {};
+    }
+    const user = await t.db.selectFrom('users').select('email').where('email_key', '=', known).executeTakeFirstOrThrow();
+    expect(user.email).toBe(known);
   });
 
   it('signs a member in without a name that holds a control character, and cuts a long one to 100 characters', async () => {
@@ -160,6 +185,20 @@ describe.skipIf(dbUnavailable)('company SSO over OpenID Connect: forged ID token
       );
       await expectRefused(t, mainId, response, '1002', 'the framework refused');
     }
+  });
+
+  it('lands an answer the provider posts (response_mode=form_post) on 1002, audited, without spending its state', async () => {
+    const { code, state } = await consented(`posted@${domain}`);
+    const posted = await writesNoAccount(t, () =>
+      t.app.inject({
+        method: 'POST',
+        url: new URL(ssoUrls(t.config, mainId).oidcCallback).pathname,
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams({ code, state }).toString(),
+      }),
+    );
+    await expectRefused(t, mainId, posted, '1002', 'form_post');
+    expect(landing(await callback(mainId, { code, state })).get('transferToken')).not.toBeNull();
   });
 
   it('refuses a state of another connection, a missing state, and a state already spent', async () => {

@@ -166,4 +166,32 @@ export const ssoRoutes: FastifyPluginAsyncZod = async (app) => {
       return reply.redirect(target, 303);
     },
   });
+
+  // Foyer asks for the default response mode, the query string. A provider that posts its answer
+  // anyway (response_mode=form_post) has it refused as any malformed answer is: 1002 on the
+  // landing page, audited, not the XSRF check's JSON in the person's browser. The state is not
+  // spent, and nothing in the form is read.
+  app.route({
+    method: 'POST',
+    url: SSO_PATHS.oidcCallback,
+    onRequest: limitAnswers,
+    // Posted cross-site by the provider's page, as the assertion consumer is; nothing is done with it.
+    config: { xsrfExempt: true },
+    errorHandler: landOnMalformed(app, 'a posted callback'),
+    schema: {
+      tags: ['sso'],
+      summary: 'An OpenID Connect answer posted instead of redirected (form_post): refused, landing on 1002',
+      params: ConnectionParams,
+      response: { 303: Redirect, 400: ErrorBody, 413: ErrorBody, 429: ErrorBody, ...READ_ERRORS },
+    },
+    handler: async (request, reply) => {
+      const { connectionId } = request.params;
+      const failure = new SsoFailure('1002', 'the provider posted its answer (form_post), which this client does not ask for');
+      const target = await failureLanding(app, failure, {
+        connectionId: CONNECTION_ID.test(connectionId) ? connectionId : '',
+        meta: requestMeta(request),
+      });
+      return reply.redirect(target, 303);
+    },
+  });
 };

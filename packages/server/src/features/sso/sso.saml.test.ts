@@ -433,6 +433,16 @@ describe.skipIf(dbUnavailable)('company SSO over SAML: the assertion consumer (d
       await postRefused(t, { id: first.corp.connection.id, acs: first.corp.urls.acs }, xml, '1004');
     });
 
+    it('a known identity whose provider asserts no email this time signs in to its account, its email unchanged', async () => {
+      const first = await startedAndKnown();
+      expect(landing(await postAcs(t, first.corp.urls.acs, signedResponse(first.base))).get('transferToken')).not.toBeNull();
+      const again = await startSso(t, first.email);
+      const xml = signedResponse({ ...first.base, email: null, inResponseTo: readAuthnRequest(again.json<{ url: string }>().url).id });
+      expect(landing(await postAcs(t, first.corp.urls.acs, xml)).get('transferToken')).not.toBeNull();
+      const user = await t.db.selectFrom('users').select('email').where('email_key', '=', first.email).executeTakeFirstOrThrow();
+      expect(user.email).toBe(first.email);
+    });
+
     it('1005: a response for a connection that was removed', async () => {
       const { corp, base } = await startedAndKnown();
       const { removeConnection } = await import('./sso.connections.js');
