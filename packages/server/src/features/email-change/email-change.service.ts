@@ -12,7 +12,7 @@ import { createSession, type StartedSession } from '../sessions/sessions.service
 import { missingFields } from '../setup/setup.service.js';
 import { EMAIL_CHANGE_PURPOSES, RESET_PURPOSES, SETUP_PURPOSES, lifetimeOf } from '../tokens/purposes.js';
 import { findToken, issueToken, spendOpenTokens, spendPresentedToken, supersedeOpenTokens, usableToken } from '../tokens/tokens.js';
-import { findUserByEmailKey, findUserById, type UserRow } from '../users/users.repo.js';
+import { findUserByEmailKey, findUserById, lockAccount, type UserRow } from '../users/users.repo.js';
 import { emailChangeMail, emailChangeNoticeMail } from './email-change.mail.js';
 
 const HOUR_MS = 60 * 60 * 1000;
@@ -106,6 +106,11 @@ export async function requestEmailChange(deps: Deps, input: ChangeEmailInput, co
   // The account's own address: nothing to change and nothing to mail.
   if (normalizeEmail(input.newEmail) === user.email_key) return;
   await inTransaction(deps, async (uow) => {
+    // Read again holding the account's turn: a reset, an address change or a deactivation that
+    // committed while the password was checked ended this request's grounds (and its session).
+    const current = await lockAccount(uow.db, user.id);
+    if (current === undefined || current.deactivated_at !== null || current.email_key !== user.email_key) throw new AppError('notSignedIn');
+    if (current.password_hash !== user.password_hash) throw new AppError('invalidCredentials');
     const linkSent = await issueEmailChange(uow, deps, user, input.newEmail.trim(), context.locale);
     await recordAudit(uow, { type: 'email.changeRequested', meta: context.meta, userId: user.id, emailKey: user.email_key, detail: { linkSent } });
   });

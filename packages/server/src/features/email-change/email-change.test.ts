@@ -34,6 +34,14 @@ function newEmailToken(text: string): string {
   return match[1];
 }
 
+const RESET_URL = API_BASE + CALLS.resetPassword.path;
+const FORGOT_URL = API_BASE + CALLS.forgotPassword.path;
+
+/** The account's links of one kind that still work. */
+function openLinks(t: TestApp, userId: string, purpose: 'emailChange' | 'passwordReset') {
+  return t.db.selectFrom('email_tokens').select('id').where('user_id', '=', userId).where('purpose', '=', purpose).where('used_at', 'is', null).execute();
+}
+
 interface Session {
   otter: string;
   deviceId: string;
@@ -127,6 +135,30 @@ describe.skipIf(dbUnavailable)('POST /api/account/changeEmail', () => {
     }
     expect((await getFailureCount(t.db, normalizeEmail(account.email)))?.failures ?? 0).toBe(0);
     expect((await requestChange(t, session, { newEmail: uniqueEmail('after'), password: account.password })).statusCode).toBe(200);
+  });
+
+  it('issues no link when a password reset lands while the password is checked: the reset ends the request too', async () => {
+    const account = await createTestUser(t);
+    const session = await signIn(t.app, account);
+    const reset = await issueToken(unitOfWork(t), { userId: account.user.id, purpose: 'passwordReset' });
+    const passwords = t.app.passwords;
+    const verify = passwords.verify.bind(passwords);
+    // The owner resets the password after the old one was checked, before the link is issued.
+    passwords.verify = async (stored, presented) => {
+      const matched = await verify(stored, presented);
+      passwords.verify = verify;
+      const resetResponse = await postJson(t, RESET_URL, { token: reset, hashPassword: sha256Hex('a brand new passphrase') });
+      expect(resetResponse.statusCode).toBe(200);
+      return matched;
+    };
+    const newEmail = uniqueEmail('raced');
+    try {
+      expect((await requestChange(t, session, { newEmail, password: account.password })).json()).toEqual({ errorMessage: 'invalidCredentials' });
+    } finally {
+      passwords.verify = verify;
+    }
+    expect(await mailsTo(t, newEmail, 'emailChange')).toHaveLength(0);
+    expect(await openLinks(t, account.user.id, 'emailChange')).toEqual([]);
   });
 
   it('answers notSignedIn without a session', async () => {
@@ -265,10 +297,24 @@ describe.skipIf(dbUnavailable)('POST /api/account/verifyNewEmail', () => {
     expect((await postJson(t, VERIFY_NEW_URL, { token, deviceId: newDeviceId() })).json()).toEqual({ errorMessage: 'invalidToken' });
   });
 
+  it('leaves no live reset link at the old address when reset requests race the change being confirmed, and no 5xx', async () => {
+    const { account, token } = await changeRequested(t);
+    const forgot = () => postJson(t, FORGOT_URL, { email: account.email });
+    const answers = await Promise.all([
+      ...Array.from({ length: 6 }, forgot),
+      postJson(t, VERIFY_NEW_URL, { token, deviceId: newDeviceId() }),
+      ...Array.from({ length: 6 }, forgot),
+    ]);
+    expect(answers.map((answer) => answer.statusCode).filter((status) => status >= 500)).toEqual([]);
+    expect(answers[6]?.statusCode).toBe(200);
+    // Whatever was mailed to the old address before the change, the change ended; nothing after it.
+    expect(await openLinks(t, account.user.id, 'passwordReset')).toEqual([]);
+  });
+
   it('ends with a password reset', async () => {
     const { account, token } = await changeRequested(t);
     const reset = await issueToken(unitOfWork(t), { userId: account.user.id, purpose: 'passwordReset' });
-    const resetResponse = await postJson(t, API_BASE + CALLS.resetPassword.path, { token: reset, hashPassword: sha256Hex('a brand new passphrase') });
+    const resetResponse = await postJson(t, RESET_URL, { token: reset, hashPassword: sha256Hex('a brand new passphrase') });
     expect(resetResponse.statusCode).toBe(200);
     expect((await postJson(t, VERIFY_NEW_URL, { token, deviceId: newDeviceId() })).json()).toEqual({ errorMessage: 'invalidToken' });
   });

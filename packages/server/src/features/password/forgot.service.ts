@@ -11,7 +11,7 @@ import { mailLocale } from '../mail/mail.template.js';
 import { ssoRequiredFor } from '../organizations/organizations.service.js';
 import { lifetimeOf } from '../tokens/purposes.js';
 import { issueToken } from '../tokens/tokens.js';
-import { findUserByEmailKey, type UserRow } from '../users/users.repo.js';
+import { findUserByEmailKey, lockAccount, type UserRow } from '../users/users.repo.js';
 import { passwordResetMail } from './password.mail.js';
 
 const MINUTE_MS = 60_000;
@@ -85,11 +85,16 @@ async function equalWork(uow: UnitOfWork, deps: Deps, email: string, locale: Loc
 export async function requestPasswordReset(deps: Deps, input: { email: string }, context: ForgotContext): Promise<void> {
   const emailKey = normalizeEmail(input.email);
   if (await ssoRequiredFor(deps, emailKey)) throw new AppError('ssoRequired');
-  const user = await findUserByEmailKey(deps.db, emailKey);
-  const active = user !== undefined && user.deactivated_at === null ? user : undefined;
-  const reason = user === undefined ? 'unknownEmail' : active === undefined ? 'deactivated' : undefined;
+  const found = await findUserByEmailKey(deps.db, emailKey);
 
   await inTransaction(deps, async (uow) => {
+    // Read again holding the account's turn: an address the account left meanwhile (its change
+    // confirmed, which ended the links mailed here) is no longer its address, and gets nothing.
+    // An unknown email reads no row the same way, so both paths still do the same work.
+    const current = await lockAccount(uow.db, found?.id ?? '');
+    const user = current?.email_key === emailKey ? current : undefined;
+    const active = user !== undefined && user.deactivated_at === null ? user : undefined;
+    const reason = user === undefined ? 'unknownEmail' : active === undefined ? 'deactivated' : undefined;
     const locale = user === undefined ? context.locale : recipientLocale(user, context.locale);
     if (active !== undefined) await queueResetMail(uow, deps, active, locale);
     else await equalWork(uow, deps, input.email.trim(), locale);

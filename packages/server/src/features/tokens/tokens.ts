@@ -5,6 +5,7 @@ import { takeTurns } from '../../db/take-turns.js';
 import { randomToken, sha256Hex } from '../../lib/crypto.js';
 import { AppError } from '../../lib/errors.js';
 import type { UnitOfWork } from '../../lib/unit-of-work.js';
+import { lockAccount } from '../users/users.repo.js';
 import { lifetimeOf, type TokenPurpose } from './purposes.js';
 
 export type TokenRow = Selectable<EmailTokensTable>;
@@ -73,6 +74,9 @@ export async function storeToken(db: Db, row: TokenRow): Promise<void> {
     await db.transaction().execute((trx) => storeToken(trx, row));
     return;
   }
+  // An emailed link is issued holding its account's turn (lockAccount); a transfer token is not
+  // emailed, nothing ends it but its own use and its minutes, and it is on company sign-in's path.
+  if (row.purpose !== 'transfer') await lockAccount(db, row.user_id);
   await takeTurns(db, `email_tokens:${row.user_id}:${row.purpose}`);
   await supersedeOpenTokens(db, { userId: row.user_id, purpose: row.purpose, signupId: row.signup_id, now: row.created_at });
   await insertTokenRow(db, row);
@@ -164,6 +168,9 @@ export async function spendToken(uow: UnitOfWork, id: string): Promise<boolean> 
  * it expired since it was read (spec §8 tells which).
  */
 export async function spendPresentedToken(uow: UnitOfWork, token: string, row: TokenRow, purposes: readonly TokenPurpose[]): Promise<void> {
+  // The account's turn first, before any link's row: what the link leads to (a new address, a
+  // new password, a finished setup) ends the account's other links in the same transaction.
+  await lockAccount(uow.db, row.user_id);
   if (await spendToken(uow, row.id)) return;
   usableToken(await findToken(uow.db, token), purposes, uow.now);
   throw new AppError('invalidToken');
@@ -179,6 +186,7 @@ export async function spendOpenTokens(
   purposes: readonly TokenPurpose[],
   reason: Extract<TokenEndReason, 'completed' | 'passwordReset'> = 'completed',
 ): Promise<void> {
+  await lockAccount(uow.db, userId);
   await uow.db
     .updateTable('email_tokens')
     .set({ used_at: uow.now, ended_reason: reason })

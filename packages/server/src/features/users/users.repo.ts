@@ -1,4 +1,4 @@
-import type { Insertable, Selectable } from 'kysely';
+import { PostgresAdapter, type Insertable, type Selectable } from 'kysely';
 import { preparedStatement } from '../../db/prepared.js';
 import { randomId } from '../../lib/crypto.js';
 import type { Db, UsersTable } from '../../db/schema.js';
@@ -16,6 +16,21 @@ const userById = preparedStatement('foyer_user_by_id', ['id'], (db: Db, { id }: 
 
 export async function findUserById(db: Db, id: string): Promise<UserRow | undefined> {
   return (await userById(db, { id })).rows[0];
+}
+
+/**
+ * The account's row, read inside a transaction as the one that holds its turn: on PostgreSQL the
+ * row is locked (FOR NO KEY UPDATE, which foreign-key checks of rows pointing at it do not wait
+ * for) until the transaction ends, so of two transactions that issue or end the account's emailed
+ * links, or change what they were issued on (its address, its password), one waits for the other
+ * and then reads what it committed. Every such transaction takes this before it touches a link
+ * (tokens.ts), so they never hold each other's rows in opposite orders. On SQLite a plain read:
+ * its write transactions already run one at a time.
+ */
+export async function lockAccount(db: Db, id: string): Promise<UserRow | undefined> {
+  if (!db.isTransaction) throw new Error('lockAccount needs a transaction');
+  if (!(db.getExecutor().adapter instanceof PostgresAdapter)) return findUserById(db, id);
+  return db.selectFrom('users').selectAll().where('id', '=', id).forNoKeyUpdate().executeTakeFirst();
 }
 
 export async function insertUser(db: Db, row: Insertable<UsersTable>): Promise<void> {
