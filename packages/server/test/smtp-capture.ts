@@ -15,8 +15,10 @@ export interface SmtpCaptureOptions {
   delayMs?: number;
   /** Takes each message's data and never answers: a server frozen mid-DATA. */
   freezeAtData?: boolean;
-  /** Refuses these recipients at RCPT TO with a permanent error (a mailbox that does not exist). */
+  /** Refuses these recipients at RCPT TO: with 550 (a mailbox that does not exist) unless `refusalCode` says otherwise. */
   refuses?: (address: string) => boolean;
+  /** The reply code of those refusals: 451 is a temporary one (a greylisting server, a full mailbox). */
+  refusalCode?: number;
 }
 
 /**
@@ -45,7 +47,7 @@ export class SmtpCapture {
   /** Listens on the given port, or on the one it had before, or on a free one. */
   async start(port: number = this.port): Promise<void> {
     const credentials = this.credentials;
-    const { delayMs = 0, freezeAtData = false, refuses } = this.options;
+    const { delayMs = 0, freezeAtData = false, refuses, refusalCode = 550 } = this.options;
     const server = new SMTPServer({
       logger: false,
       closeTimeout: 50,
@@ -60,7 +62,8 @@ export class SmtpCapture {
         }
       },
       onRcptTo(address, _session, callback) {
-        if (refuses?.(address.address) === true) callback(Object.assign(new Error('No such mailbox'), { responseCode: 550 }));
+        if (refuses?.(address.address) === true)
+          callback(Object.assign(new Error(refusalCode >= 500 ? 'No such mailbox' : 'Try again later'), { responseCode: refusalCode }));
         else callback();
       },
       onData: (stream, session, callback) => {

@@ -13,6 +13,7 @@ import * as tokenEndReasons from './migrations/010-token-end-reasons.js';
 import * as emailChange from './migrations/011-email-change.js';
 import * as attributionTouch from './migrations/012-attribution-touch.js';
 import * as ssoBinding from './migrations/013-sso-binding.js';
+import * as mailBounces from './migrations/014-mail-bounces.js';
 
 /**
  * Every migration, in order, compiled into the service: no directory scanning, so the built
@@ -32,6 +33,7 @@ export const MIGRATIONS: ReadonlyArray<readonly [name: string, migration: Migrat
   ['011-email-change', emailChange],
   ['012-attribution-touch', attributionTouch],
   ['013-sso-binding', ssoBinding],
+  ['014-mail-bounces', mailBounces],
 ];
 
 const provider: MigrationProvider = {

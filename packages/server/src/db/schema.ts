@@ -74,6 +74,8 @@ export interface MailOutboxTable {
   /** A worker's claim: others leave the row alone until then (multi-instance safety). */
   locked_until: number | null;
   sent_at: number | null;
+  /** Migration 014: refused for good by the receiving server (a 5xx to its recipient or content); not sent again. */
+  bounced_at: number | null;
   /** The transport's error of the last failed attempt; never credentials or the message. */
   last_error: string | null;
 }

@@ -43,6 +43,27 @@ describe('what a failed start prints', () => {
     expect(text).toBe('nothing answered at 127.0.0.1:1 (ECONNREFUSED): check DATABASE_URL, and that the database is running');
   });
 
+  it('sends a database that takes the connection but never answers back to DATABASE_URL', async () => {
+    const silent: Server = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const address = silent.address();
+    if (address === null || typeof address === 'string') throw new Error('not listening on TCP');
+    try {
+      // Through a pool, as the service connects.
+      const pool = new pg.Pool({ connectionString: `postgres://postgres@127.0.0.1:${address.port}/foyer`, connectionTimeoutMillis: 300 });
+      const error: unknown = await pool.query('select 1').then(
+        () => undefined,
+        (failure: unknown) => failure,
+      );
+      await pool.end();
+      expect(bootFailureText(error)).toBe(
+        'the database took the connection but did not answer (Connection terminated due to connection timeout): check DATABASE_URL, and that the database is running',
+      );
+    } finally {
+      silent.close();
+    }
+  });
+
   it.skipIf(TEST_DB !== 'postgres' || dbUnavailable)('says what PostgreSQL refused', async () => {
     const url = new URL(inject('postgresUrl'));
     url.pathname = '/foyer_no_such_database';

@@ -22,6 +22,8 @@ const POSTGRES_REFUSALS: Record<string, string> = {
   '3D000': 'the database does not exist',
 };
 
+const PG_SILENT = /^(Connection terminated due to connection timeout|timeout expired|timeout exceeded when trying to connect)$/;
+
 /**
  * The one line an operator needs for the failures a start commonly meets (the port taken, a
  * database that does not answer or refuses), or undefined for anything else, which is printed
@@ -41,6 +43,11 @@ export function bootFailureText(error: unknown): string | undefined {
   }
   if (failure.code === 'ECONNREFUSED' || failure.code === 'EHOSTUNREACH' || failure.code === 'ETIMEDOUT') {
     return `nothing answered at ${where ?? 'the database'} (${String(failure.code)}): check DATABASE_URL, and that the database is running`;
+  }
+  // node-postgres gives up on a server that took the connection but never answered with an error
+  // of no code, only one of these texts (the pool's, a lone client's, pg-pool's wait for a slot).
+  if (failure.code === undefined && PG_SILENT.test(error.message)) {
+    return `the database took the connection but did not answer (${error.message}): check DATABASE_URL, and that the database is running`;
   }
   if (typeof failure.code === 'string' && typeof failure.severity === 'string' && failure.code in POSTGRES_REFUSALS) {
     return `PostgreSQL refused the connection, ${POSTGRES_REFUSALS[failure.code]} (${error.message}): check DATABASE_URL`;

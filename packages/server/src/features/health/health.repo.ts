@@ -19,6 +19,7 @@ export async function readMailBacklog(db: Kysely<DB>, now: number): Promise<Mail
     .selectFrom('mail_outbox')
     .select((eb) => [eb.fn.countAll().as('due'), eb.fn.min('created_at').as('oldest')])
     .where('sent_at', 'is', null)
+    .where('bounced_at', 'is', null)
     .where('next_attempt_at', '<=', now)
     .executeTakeFirst();
   const oldest = row?.oldest;

@@ -33,7 +33,7 @@ export const probeRoutes: FastifyPluginAsyncZod = async (app) => {
     try {
       await withTimeout(pingDatabase(app.db), CHECK_TIMEOUT_MS);
     } catch (error) {
-      log.warn({ err: error }, 'readiness: database unreachable');
+      log.warn({ reason: error instanceof Error ? error.message : String(error) }, 'readiness: database unreachable');
       return ['databaseUnreachable'];
     }
     try {

@@ -36,6 +36,7 @@ export async function queueMail<Data>(uow: UnitOfWork, config: Pick<Config, 'sec
     next_attempt_at: now,
     locked_until: null,
     sent_at: null,
+    bounced_at: null,
     last_error: null,
   });
   return id;

@@ -20,6 +20,7 @@ import { smtpTransport } from './mail.transports.js';
 import { MailWorker, RETRY_CAP_MS, describeError, retryDelayMs } from './mail.worker.js';
 import { outboxKeyOf } from './outbox.crypto.js';
 import { listOutbox } from './outbox.repo.js';
+import { readMailBacklog } from '../health/health.repo.js';
 
 /**
  * Fails the UPDATE statements whose set columns `fails` picks, as a database that goes away
@@ -168,9 +169,9 @@ describe.skipIf(dbUnavailable)('the mail worker over real SMTP', () => {
   });
 
   it('sends the rest of a round once when the database fails the recording of one failed delivery', async () => {
-    // A slow relay that refuses one mailbox: the refusal comes back at once, while the other
-    // mails of the round are still being sent.
-    const relay = new SmtpCapture({ delayMs: 400, refuses: (address) => address.startsWith('bounce-') });
+    // A slow relay that refuses one mailbox for now (451): the refusal comes back at once, while
+    // the other mails of the round are still being sent.
+    const relay = new SmtpCapture({ delayMs: 400, refuses: (address) => address.startsWith('bounce-'), refusalCode: 451 });
     await relay.start();
     let away = true;
     const recordingFailure = failingUpdates((columns) => away && columns.includes('next_attempt_at') && !columns.includes('sent_at'));
@@ -192,11 +193,53 @@ describe.skipIf(dbUnavailable)('the mail worker over real SMTP', () => {
     expect(await worker.runOnce()).toBe(0);
     t.clock.advance(6 * MINUTE);
     expect(await worker.runOnce()).toBeGreaterThanOrEqual(1);
-    expect(await row(bounce)).toMatchObject({ attempts: 1, sent_at: null, last_error: expect.stringMatching(/550/) });
+    expect(await row(bounce)).toMatchObject({ attempts: 1, sent_at: null, last_error: expect.stringMatching(/451/) });
     for (const to of others) expect(relay.messages.filter((message) => message.to.includes(to))).toHaveLength(1);
     await worker.stop();
     worker = undefined;
     await relay.stop();
+  });
+
+  it('sends a mailbox refused for good (550) no more: kept as bounced without its body; one refused for now (451) waits and goes', async () => {
+    const relay = new SmtpCapture({ refuses: (address) => address.startsWith('gone-') });
+    const later = new SmtpCapture({ refuses: (address) => address.startsWith('full-'), refusalCode: 451 });
+    await relay.start();
+    await later.start();
+    try {
+      const gone = uniqueEmail('gone');
+      await queue(gone);
+      const w = workerFor(relay.url);
+      await w.runOnce();
+      expect(await row(gone)).toMatchObject({
+        attempts: 1,
+        sent_at: null,
+        bounced_at: t.clock.now(),
+        sealed_content: null,
+        locked_until: null,
+        last_error: expect.stringMatching(/550/),
+      });
+      t.clock.advance(60 * MINUTE);
+      await w.runOnce();
+      expect(await row(gone)).toMatchObject({ attempts: 1, sent_at: null });
+      expect(relay.messages.filter((message) => message.to.includes(gone))).toHaveLength(0);
+      // Nor is it mail waiting to go (the health answer's backlog).
+      const due = (await readMailBacklog(t.db, t.clock.now())).due;
+      await t.db.updateTable('mail_outbox').set({ bounced_at: null }).where('to_address', '=', gone).execute();
+      expect((await readMailBacklog(t.db, t.clock.now())).due).toBe(due + 1);
+      await w.stop();
+
+      const full = uniqueEmail('full');
+      await queue(full);
+      const retrying = workerFor(later.url);
+      await retrying.runOnce();
+      expect(await row(full)).toMatchObject({ attempts: 1, sent_at: null, bounced_at: null, last_error: expect.stringMatching(/451/) });
+      t.clock.advance(10 * SECOND);
+      expect(await retrying.runOnce()).toBe(1);
+      expect(await row(full)).toMatchObject({ attempts: 2, bounced_at: null });
+    } finally {
+      await relay.stop();
+      await later.stop();
+    }
   });
 
   it('sends each row once when two workers (two instances) poll together', async () => {

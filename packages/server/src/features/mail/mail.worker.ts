@@ -5,7 +5,7 @@ import { databaseReason, isDatabaseUnavailable } from '../../db/errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { SMTP_CONNECTIONS, type MailTransport } from './mail.transports.js';
 import { openMail, SealedMailError, type MailContent, type OutboxKey } from './outbox.crypto.js';
-import { claimDue, markFailed, markSent, releaseClaims, type OutboxRow } from './outbox.repo.js';
+import { claimDue, markBounced, markFailed, markSent, releaseClaims, type OutboxRow } from './outbox.repo.js';
 
 /** First retry after 10 s, doubling each time, never more than 15 minutes apart. */
 export const RETRY_BASE_MS = 10_000;
@@ -26,9 +26,20 @@ const LEASE_MS = 5 * 60_000;
 export const STOP_DEADLINE_MS = 3_000;
 const MAX_ERROR_LENGTH = 500;
 
-/** Delay before the next attempt after `attempts` failures (1, 2, …). Mail is never dropped. */
+/** Delay before the next attempt after `attempts` failures (1, 2, …). Mail is dropped only when refused for good (refusedForGood). */
 export function retryDelayMs(attempts: number): number {
   return Math.min(RETRY_BASE_MS * 2 ** Math.max(0, attempts - 1), RETRY_CAP_MS);
+}
+
+/**
+ * Whether the receiving server refused this message for good: a permanent (5xx) answer to its
+ * recipient or to its content (RFC 5321 §4.2.1). A 5xx to the sender or to the login is this
+ * service's configuration, which an operator can fix: that mail waits and is tried again.
+ */
+export function refusedForGood(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { responseCode, command } = error as { responseCode?: unknown; command?: unknown };
+  return typeof responseCode === 'number' && responseCode >= 500 && responseCode < 600 && (command === 'RCPT TO' || command === 'DATA');
 }
 
 /** The transport's error for last_error and the log: a code and a message, no credentials. */
@@ -310,6 +321,12 @@ export class MailWorker {
 
   private async failed(row: OutboxRow, lease: number, error: unknown, level?: 'error'): Promise<void> {
     const attempts = row.attempts + 1;
+    if (refusedForGood(error)) {
+      const reason = describeError(error);
+      await markBounced(this.deps.db, row.id, { lease, attempts, at: this.deps.clock.now(), error: reason });
+      this.deps.log.warn({ mailId: row.id, kind: row.kind, attempts, error: reason }, 'mail refused for good by the receiving server; not sent again');
+      return;
+    }
     const delay = retryDelayMs(attempts);
     const reason = describeError(error);
     await markFailed(this.deps.db, row.id, { lease, attempts, nextAttemptAt: this.deps.clock.now() + delay, error: reason });

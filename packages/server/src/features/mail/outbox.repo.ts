@@ -13,6 +13,7 @@ function claimable(now: number) {
   return (eb: ExpressionBuilder<DB, 'mail_outbox'>) =>
     eb.and([
       eb('sent_at', 'is', null),
+      eb('bounced_at', 'is', null),
       // Left unsealed by migration 006 until the next boot seals it (mail.plugin.ts).
       eb('sealed_content', 'like', 'v1.%'),
       eb('next_attempt_at', '<=', now),
@@ -58,6 +59,19 @@ export async function markFailed(db: Db, id: string, input: { lease: number; att
     .execute();
 }
 
+/**
+ * Refused for good by the receiving server: never claimed again, and, as for a delivered message,
+ * its body goes (who, what kind, when and the refusal stay). Only while the claim is this worker's.
+ */
+export async function markBounced(db: Db, id: string, input: { lease: number; attempts: number; at: number; error: string }): Promise<void> {
+  await db
+    .updateTable('mail_outbox')
+    .set({ bounced_at: input.at, sealed_content: null, attempts: input.attempts, locked_until: null, last_error: input.error })
+    .where('id', '=', id)
+    .where('locked_until', '=', input.lease)
+    .execute();
+}
+
 /** Hands unsent rows of a claim back to the outbox, due at once, for the next worker to send. */
 export async function releaseClaims(db: Db, ids: readonly string[], lease: number): Promise<void> {
   if (ids.length === 0) return;
@@ -67,6 +81,7 @@ export async function releaseClaims(db: Db, ids: readonly string[], lease: numbe
     .where('id', 'in', ids)
     .where('locked_until', '=', lease)
     .where('sent_at', 'is', null)
+    .where('bounced_at', 'is', null)
     .execute();
 }
 
