@@ -132,6 +132,13 @@ describe('forum sign-in in Chromium, with a stand-in Discourse', () => {
     await page.getByRole('heading', { level: 1, name: 'Community terms' }).waitFor();
     await noAxeViolations(page, 'the terms');
     await screenshot(page, 'forum-terms');
+    // The terms frame is reached with Tab (to scroll it with the keys) and shows where focus is.
+    const frame = page.locator('iframe.terms-frame');
+    for (let i = 0; i < 12 && !(await frame.evaluate((element) => element === document.activeElement)); i++) await page.keyboard.press('Tab');
+    assert.equal(await frame.evaluate((element) => element === document.activeElement), true, 'Tab reaches the terms frame');
+    await page.waitForFunction(() => getComputedStyle(document.querySelector('iframe.terms-frame') as Element).outlineStyle === 'solid', null, {
+      timeout: 2000,
+    });
     await acceptTerms(page);
 
     const member = await arrivedAtForum(page, email);

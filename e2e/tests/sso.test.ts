@@ -358,7 +358,7 @@ describe('company SSO through an OpenID provider', () => {
     assert.equal(opened.url, `foyer://sso-transfer?transferToken=${token}`);
     assert.ok(opened.at - landedAt >= 1000, `the app opens after the page's second (${opened.at - landedAt} ms)`);
     // The page stays, with a link for a browser that asked first or a person who said no.
-    await page.getByRole('heading', { name: 'Signed in' }).waitFor();
+    await page.getByRole('heading', { name: 'Signing in' }).waitFor();
     assert.equal(await page.getByRole('link', { name: 'Open the app' }).getAttribute('href'), `foyer://sso-transfer?transferToken=${token}`);
     assert.equal(new URL(page.url()).pathname, '/sso-landing');
     await noAxeViolations(page, '/sso-landing (native success)');

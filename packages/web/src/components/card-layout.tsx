@@ -52,9 +52,12 @@ export function CardLayout({
  * only if the wait lasts (a short wait stays a blank page instead of a flicker).
  */
 export function PageSpinner({ delayed = false }: { delayed?: boolean }) {
+  const t = useT();
+  // Still a page: its one main region and heading (the product's name) until the screen comes.
   return (
-    <div className="page-spinner" data-delayed={delayed || undefined}>
+    <main className="page-spinner" data-delayed={delayed || undefined}>
+      <h1 className="visually-hidden">{t('product.name')}</h1>
       <Spinner />
-    </div>
+    </main>
   );
 }

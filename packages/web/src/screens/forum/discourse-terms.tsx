@@ -29,6 +29,20 @@ export function DiscourseTerms() {
   const termsUrl = config.communityTermsUrl;
   const [loaded, setLoaded] = useState(false);
   const [ticked, setTicked] = useState(false);
+  const [frameFocused, setFrameFocused] = useState(false);
+  const frameRef = useRef<HTMLIFrameElement>(null);
+
+  // Chromium matches no :focus on a frame that has the focus and sends its element no focus event;
+  // this page's window loses the focus to it instead. The ring is then drawn by state (styles.css).
+  useEffect(() => {
+    const update = () => setTimeout(() => setFrameFocused(frameRef.current !== null && document.activeElement === frameRef.current));
+    window.addEventListener('blur', update);
+    window.addEventListener('focus', update);
+    return () => {
+      window.removeEventListener('blur', update);
+      window.removeEventListener('focus', update);
+    };
+  }, []);
   const [submitting, setSubmitting] = useState(false);
   const [failure, setFailure] = useState<MessageKey | null>(termsUrl === undefined ? 'error.forum' : null);
   const recorded = useRef(false);
@@ -85,6 +99,8 @@ export function DiscourseTerms() {
           sandbox="allow-scripts allow-same-origin allow-popups allow-popups-to-escape-sandbox"
           referrerPolicy="no-referrer"
           onLoad={() => setLoaded(true)}
+          ref={frameRef}
+          data-focused={frameFocused || undefined}
         />
       )}
       <label className="checkbox">

@@ -6,6 +6,7 @@ import { MemoryRouter } from 'react-router';
 import { loadEstimator } from '../../components/strength-meter/use-password-strength';
 import { deferred, json, Providers, renderApp, SESSION, stubFetch, stubLocation, type FetchHandler } from '../../test/harness';
 import { SetupForm } from './setup-form';
+import { setupFailure } from './setup-request';
 
 const TOKEN = 'setup-token-0123456789abcdef';
 const EMAIL = 'ann-marie@example.com';
@@ -347,5 +348,13 @@ describe('verification links that ended (decision 0020)', () => {
     await userEvent.setup().click(await screen.findByRole('button', { name: 'Send Another Link' }));
     expect(await screen.findByRole('alert')).toHaveTextContent('Too many attempts. Please try again later.');
     expect(screen.getByRole('button', { name: 'Send Another Link' })).toBeEnabled();
+  });
+});
+
+describe('failures that are no answer (decision 0027)', () => {
+  it('keep their global texts, not the unknown error, and can be tried again', () => {
+    expect(setupFailure('timeout')).toEqual({ key: 'error.timeout', deadLink: false });
+    expect(setupFailure('unsupportedProtocol')).toEqual({ key: 'error.unsupportedProtocol', deadLink: false });
+    expect(setupFailure('network')).toEqual({ key: 'error.network', deadLink: false });
   });
 });

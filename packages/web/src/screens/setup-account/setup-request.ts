@@ -36,6 +36,8 @@ const SETUP_HANDLERS: FailureHandlers<SetupFailure> = {
   rateLimitExeeded: (code) => ({ key: globalErrorKey(code), deadLink: false }),
   network: (code) => ({ key: globalErrorKey(code), deadLink: false }),
   aborted: (code) => ({ key: globalErrorKey(code), deadLink: false }),
+  timeout: (code) => ({ key: globalErrorKey(code), deadLink: false }),
+  unsupportedProtocol: (code) => ({ key: globalErrorKey(code), deadLink: false }),
   commonPassword: (code) => ({ key: globalErrorKey(code), deadLink: false }),
 };
 

@@ -74,7 +74,10 @@ function UnverifiedAlert({ id, resend }: { id: string; resend: () => Promise<Cal
             <span>{t('signIn.resendSent')}</span>
           </p>
         ) : state === 'idle' || state === 'sending' ? null : (
-          <ErrorText messageKey={state} />
+          // The button was disabled while sending, which took the focus: it comes here.
+          <div ref={(node) => node?.focus()} tabIndex={-1}>
+            <ErrorText messageKey={state} />
+          </div>
         )}
       </div>
     </>

@@ -384,13 +384,14 @@ describe('an unverified sign-in has a way forward (decision 0020)', () => {
     });
   });
 
-  it('a refused resend says why and keeps the button', async () => {
+  it('a refused resend says why, takes the focus the busy button lost, and keeps the button', async () => {
     stubFetch({ [SIGN_IN]: unverified, [RESEND]: () => json(429, { errorMessage: 'rateLimitExeeded' }) });
     await openSignIn('/sign-in');
     await fillAndSubmit();
     const user = userEvent.setup();
     await user.click(await screen.findByRole('button', { name: 'Resend Verification Email' }));
-    expect(await screen.findByText('Too many attempts. Please try again later.')).toBeInTheDocument();
+    const said = await screen.findByText('Too many attempts. Please try again later.');
+    await waitFor(() => expect(document.activeElement?.contains(said)).toBe(true));
     expect(screen.getByRole('button', { name: 'Resend Verification Email' })).toBeEnabled();
   });
 

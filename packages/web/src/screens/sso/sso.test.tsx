@@ -221,8 +221,8 @@ describe('/sso-landing (spec §4, §8, §9)', () => {
     landingClock();
     const { replace, assign } = stubLocation();
     renderApp(`/sso-landing?transferToken=${TOKEN}`);
-    expect(await screen.findByRole('heading', { level: 1, name: 'Signed in' })).toBeInTheDocument();
-    expect(screen.getByRole('status')).toHaveTextContent('You are signed in. Taking you back…');
+    expect(await screen.findByRole('heading', { level: 1, name: 'Signing in' })).toBeInTheDocument();
+    expect(screen.getByRole('status')).toHaveTextContent('Your company has confirmed it is you. Taking you on…');
     expect(replace).not.toHaveBeenCalled();
     vi.advanceTimersByTime(1000);
     expect(replace).toHaveBeenCalledTimes(1);
@@ -261,7 +261,7 @@ describe('/sso-landing (spec §4, §8, §9)', () => {
     const { replace } = stubLocation();
     sessionStorage.removeItem('ssoFrom');
     renderApp(`/sso-landing?transferToken=${TOKEN}&returnUrl=${encodeURIComponent(returnUrl)}`);
-    await screen.findByRole('heading', { level: 1, name: 'Signed in' });
+    await screen.findByRole('heading', { level: 1, name: 'Signing in' });
     vi.advanceTimersByTime(1000);
     expect(replace).toHaveBeenCalledWith(`/ssol/${TOKEN}`);
     expect(sessionStorage.getItem('ssoFrom')).toBe(kept);

@@ -58,6 +58,22 @@ describe('/verify-new-email/:token (spec §2, §8; decision 0023)', () => {
     expect(await screen.findByRole('alert')).toHaveTextContent('This link is invalid or has expired. Please check your email for a new link.');
   });
 
+  it('shows a failed connection in its global words with a retry, not as a dead link (decision 0027)', async () => {
+    let down = true;
+    const calls = stubFetch({
+      [CHECK]: () => (down ? Promise.reject(new TypeError('Failed to fetch')) : json(200, { email: 'ann@new.example', signedInElsewhere: false })),
+      [VERIFY]: () => json(200, { otter: 'o'.repeat(43) }),
+    });
+    const { replace } = stubLocation();
+    renderApp(`/verify-new-email/${TOKEN}`);
+    expect(await screen.findByRole('alert')).toHaveTextContent('Network Error');
+    expect(screen.getByRole('alert')).not.toHaveTextContent('This link is invalid');
+    down = false;
+    await userEvent.setup().click(screen.getByRole('button', { name: 'Try Again' }));
+    await waitFor(() => expect(replace).toHaveBeenCalledWith('/home'));
+    expect(calls.filter((call) => call.url === '/api/account/verifyNewEmail')).toHaveLength(1);
+  });
+
   it('names the address and sends the link only when the person continues, in a browser signed in to another account (login CSRF)', async () => {
     const calls = stubFetch({
       [CHECK]: () => json(200, { email: 'mallory@example.com', signedInElsewhere: true }),

@@ -8,16 +8,27 @@ import { CardLayout } from '../../components/card-layout';
 import { ErrorText } from '../../components/error-text';
 import { Spinner } from '../../components/spinner';
 import { fetchAnswer } from '../../lib/answers';
-import type { FailureCode } from '../../lib/api';
+import { globalErrorKey, type FailureCode } from '../../lib/api';
 import { useT } from '../../lib/i18n';
 import { pageQuery } from '../../lib/page-query';
 import { redirectTarget } from '../../lib/redirect';
 import { useRuntimeConfig } from '../../lib/runtime-config';
 import { deviceId } from '../../lib/storage';
 
-/** Spec §8: accountNotSetUp has its own text; anything else is the link's generic one. */
-export function verifyNewEmailFailure(code: FailureCode): MessageKey {
-  return code === 'accountNotSetUp' ? 'error.accountNotSetUp' : 'error.verifyNewEmailInvalid';
+/** A failure to show, and whether trying again could help (the link may still be good). */
+export type VerifyNewEmailFailure = { key: MessageKey; retry: boolean };
+
+/** The transport's failures (decision 0027): no answer came, so nothing is known about the link. */
+const TRANSPORT: readonly FailureCode[] = ['network', 'aborted', 'timeout', 'unsupportedProtocol'];
+
+/**
+ * Spec §8: accountNotSetUp has its own text; any other answer is the link's generic one. When no
+ * answer came (the transport's failures), their global texts, as on every screen (decision 0027),
+ * with a retry: the link may still be good.
+ */
+export function verifyNewEmailFailure(code: FailureCode): VerifyNewEmailFailure {
+  if (TRANSPORT.includes(code)) return { key: globalErrorKey(code), retry: true };
+  return { key: code === 'accountNotSetUp' ? 'error.accountNotSetUp' : 'error.verifyNewEmailInvalid', retry: false };
 }
 
 /**
@@ -35,7 +46,7 @@ export function VerifyNewEmail() {
   const t = useT();
   const config = useRuntimeConfig();
   const { token = '' } = useParams();
-  const [failure, setFailure] = useState<MessageKey | null>(null);
+  const [failure, setFailure] = useState<VerifyNewEmailFailure | null>(null);
   const [confirmAs, setConfirmAs] = useState<string | null>(null);
   // Single use: StrictMode's second run of the effect must not send it again.
   const sent = useRef(false);
@@ -52,16 +63,18 @@ export function VerifyNewEmail() {
     window.location.replace(redirectTarget(result.data.redirectUrl ?? null, config));
   }, [token, config]);
 
+  const open = useCallback(async () => {
+    const checked = await fetchAnswer('verifyNewEmailCheck', { body: { token } });
+    if (!checked.ok) setFailure(verifyNewEmailFailure(checked.code));
+    else if (checked.data.signedInElsewhere) setConfirmAs(checked.data.email);
+    else await verify();
+  }, [token, verify]);
+
   useEffect(() => {
     if (sent.current) return;
     sent.current = true;
-    void (async () => {
-      const checked = await fetchAnswer('verifyNewEmailCheck', { body: { token } });
-      if (!checked.ok) setFailure(verifyNewEmailFailure(checked.code));
-      else if (checked.data.signedInElsewhere) setConfirmAs(checked.data.email);
-      else await verify();
-    })();
-  }, [token, verify]);
+    void open();
+  }, [open]);
 
   if (confirmAs !== null) return <ConfirmSignIn title={t('verifyNewEmail.title')} email={confirmAs} onContinue={verify} />;
 
@@ -78,11 +91,25 @@ export function VerifyNewEmail() {
   return (
     <CardLayout title={t('verifyNewEmail.title')}>
       <Alert variant="error" focusOnShow>
-        <ErrorText messageKey={failure} />
+        <ErrorText messageKey={failure.key} />
       </Alert>
-      <Button variant="outline" block to={ROUTES.signIn}>
-        {t('common.backToSignIn')}
-      </Button>
+      <div className="stack">
+        {failure.retry ? (
+          <Button
+            variant="strong"
+            block
+            onClick={() => {
+              setFailure(null);
+              void open();
+            }}
+          >
+            {t('common.retry')}
+          </Button>
+        ) : null}
+        <Button variant={failure.retry ? 'flat' : 'outline'} block to={ROUTES.signIn}>
+          {t('common.backToSignIn')}
+        </Button>
+      </div>
     </CardLayout>
   );
 }
