@@ -68,7 +68,7 @@ export async function resolveGoogleAccount<Completed>(
     }
     // An address the provider does not vouch for proves nothing about who owns it: it neither
     // creates an account (its owner could later not take it back) nor opens one.
-    if (!identity.emailVerified) {
+    if (identity.emailVerified !== true) {
       const existing = await findUserByEmailKey(uow.db, emailKey);
       return existing === undefined ? 'emailNotVerified' : { refused: 'emailNotVerified', userId: existing.id };
     }

@@ -12,8 +12,11 @@ export interface ProviderIdentity {
   issuer: string;
   subject: string;
   email: string | undefined;
-  /** True only when the provider asserted `email_verified` (boolean true, or the text "true"). */
-  emailVerified: boolean;
+  /**
+   * The provider's `email_verified`: true only for boolean true or the text "true"; undefined when
+   * it sent no such claim (Entra ID sends none); false for anything else (false, "false", 1, null).
+   */
+  emailVerified: boolean | undefined;
   givenName?: string;
   familyName?: string;
 }
@@ -247,7 +250,7 @@ export class GoogleClient {
         issuer: claims.iss,
         subject,
         email,
-        emailVerified: source.email_verified === true || source.email_verified === 'true',
+        emailVerified: source.email_verified === undefined ? undefined : source.email_verified === true || source.email_verified === 'true',
         ...(givenName === undefined ? {} : { givenName }),
         ...(familyName === undefined ? {} : { familyName }),
       };

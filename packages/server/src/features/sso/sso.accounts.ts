@@ -19,6 +19,8 @@ export interface SsoIdentity {
   /** SAML NameID or OIDC `sub`. */
   subject: string;
   email: string | undefined;
+  /** The provider named an email but said it did not verify it (OIDC `email_verified`); `email` is then undefined. */
+  emailUnverified?: boolean;
   givenName?: string | undefined;
   familyName?: string | undefined;
 }
@@ -91,7 +93,11 @@ export async function resolveSsoAccount<Completed>(
       await recordAudit(uow, { type: 'sso.signin', meta, userId: member.id, emailKey: current.email_key, detail: { connectionId: connection.id } });
       return { user: current, wasSignUp: false };
     }
-    if (asserted === undefined) throw new SsoFailure('1003', 'the provider asserted no usable email');
+    if (asserted === undefined)
+      throw new SsoFailure(
+        '1003',
+        identity.emailUnverified === true ? 'the provider says it did not verify the email' : 'the provider asserted no usable email',
+      );
     const { email, emailKey } = asserted;
     const domainOwner = (await findDomain(uow.db, emailDomain(emailKey)))?.org_id;
     const existing = await findUserByEmailKey(uow.db, emailKey);

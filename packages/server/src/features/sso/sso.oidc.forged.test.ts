@@ -157,6 +157,60 @@ describe.skipIf(dbUnavailable)('company SSO over OpenID Connect: forged ID token
     expect(user.email).toBe(known);
   });
 
+  it('takes an email the provider says it did not verify as no email: no link, takeover or new member (1003); a known member keeps their address', async () => {
+    const member = `verified-${randomBytes(3).toString('hex')}@${domain}`;
+    const first = await consented(member);
+    expect(landing(await callback(mainId, { code: first.code, state: first.state })).get('transferToken')).not.toBeNull();
+    const account = await t.db.selectFrom('users').select('id').where('email_key', '=', member).executeTakeFirstOrThrow();
+    const identities = () => t.db.selectFrom('external_identities').select('subject').where('user_id', '=', account.id).execute();
+    expect(await identities()).toHaveLength(1);
+
+    // Another subject of the same provider naming the member's address, unverified: the address
+    // could be anyone's, so it neither links to the member nor signs in as them.
+    for (const emailVerified of [false, 'false', 1, null]) {
+      const { code, state } = await consented(member);
+      provider.claims = { sub: `intruder-${randomBytes(4).toString('hex')}`, email_verified: emailVerified };
+      try {
+        await expectRefused(t, mainId, await writesNoAccount(t, () => callback(mainId, { code, state })), '1003', 'did not verify');
+      } finally {
+        provider.claims = {};
+      }
+    }
+    expect(await identities()).toHaveLength(1);
+
+    // A person not yet known, unverified: no member provisioned.
+    const stranger = `unverified-${randomBytes(3).toString('hex')}@${domain}`;
+    const unverified = await consented(stranger);
+    provider.claims = { email_verified: false };
+    try {
+      await expectRefused(t, mainId, await writesNoAccount(t, () => callback(mainId, unverified)), '1003', 'did not verify');
+    } finally {
+      provider.claims = {};
+    }
+
+    // The member's own subject, with a new unverified address: signed in, the address kept.
+    const again = await consented(member);
+    provider.claims = { email: `moved-${randomBytes(3).toString('hex')}@${domain}`, email_verified: false };
+    try {
+      expect(landing(await callback(mainId, { code: again.code, state: again.state })).get('transferToken')).not.toBeNull();
+    } finally {
+      provider.claims = {};
+    }
+    expect((await t.db.selectFrom('users').select('email').where('id', '=', account.id).executeTakeFirstOrThrow()).email).toBe(member);
+
+    // Without the claim at all (Entra ID sends none) the address is the provider's word, as before.
+    const entra = `entra-${randomBytes(3).toString('hex')}@${domain}`;
+    const silent = await consented(entra);
+    provider.claims = { email_verified: undefined };
+    try {
+      expect(landing(await callback(mainId, { code: silent.code, state: silent.state })).get('transferToken')).not.toBeNull();
+    } finally {
+      provider.claims = {};
+    }
+    const provisioned = await t.db.selectFrom('users').select('email_verified_at').where('email_key', '=', entra).executeTakeFirstOrThrow();
+    expect(provisioned.email_verified_at).not.toBeNull();
+  });
+
   it('signs a member in without a name that holds a control character, and cuts a long one to 100 characters', async () => {
     const email = `named-${randomBytes(3).toString('hex')}@${domain}`;
     const { code, state } = await consented(email);

@@ -100,7 +100,15 @@ export async function consumeOidcCallback(
     return completeSso(
       deps,
       connection,
-      { subject: identity.subject, email: identity.email, givenName: identity.givenName, familyName: identity.familyName },
+      {
+        subject: identity.subject,
+        // A provider that says it did not verify the address asserts none (decision 0022): the
+        // address could be anyone's. A provider that says nothing of it (Entra ID) vouches for it.
+        email: identity.emailVerified === false ? undefined : identity.email,
+        emailUnverified: identity.emailVerified === false && identity.email !== undefined,
+        givenName: identity.givenName,
+        familyName: identity.familyName,
+      },
       { clientKind: request.client_kind, returnUrl: request.return_url, bindingHash: request.binding_hash },
       meta,
     );

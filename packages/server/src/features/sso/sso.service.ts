@@ -191,7 +191,13 @@ function usableIdentity(asserted: SsoIdentity): SsoIdentity {
   const subject = usableSubject(asserted.subject);
   if (subject === undefined) throw new SsoFailure('1002', 'no usable subject (NameID or sub)');
   const email = asserted.email === undefined || hasControlCharacters(asserted.email) ? undefined : asserted.email;
-  return { subject, email, givenName: assertedName(asserted.givenName), familyName: assertedName(asserted.familyName) };
+  return {
+    subject,
+    email,
+    ...(asserted.emailUnverified === true ? { emailUnverified: true } : {}),
+    givenName: assertedName(asserted.givenName),
+    familyName: assertedName(asserted.familyName),
+  };
 }
 
 export async function completeSso(
