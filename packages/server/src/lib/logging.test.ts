@@ -8,6 +8,15 @@ describe('redactUrl', () => {
     expect(redactUrl('/ssol/x')).toBe('/ssol/[token]');
   });
 
+  it('hides the token of every contract path that carries one, digits or none', () => {
+    // A 43-character base64url token has no digit about once in 1,500 links.
+    const token = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQ';
+    expect(redactUrl(`/api/account/resetPassword/check/${token}`)).toBe('/api/account/resetPassword/check/[token]');
+    expect(redactUrl(`/api/account/setupAccount/fields/${token}`)).toBe('/api/account/setupAccount/fields/[token]');
+    for (const route of ['/reset-password', '/verify-email', '/verify-new-email', '/setup-account', '/ssol'])
+      expect(redactUrl(`${route}/${token}`)).toBe(`${route}/[token]`);
+  });
+
   it('hides long random-looking segments wherever they are', () => {
     expect(redactUrl('/anything/Zx8vQ2mN4pL6rT0wY3bK9cH1')).toBe('/anything/[token]');
   });

@@ -1,12 +1,25 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { CALL_PATHS, ROUTES } from '@foyer/contract';
 import type { Config } from '../config.js';
 
-/** Path segments that are followed by a secret token in links (spec §2, §7). */
-const TOKEN_PARENTS = new Set(['fields', 'reset-password', 'verify-email', 'verify-new-email', 'setup-account', 'ssol']);
+/** The parameters of the contract's paths that carry an emailed or handed-over secret. */
+const SECRET_PARAMETERS = new Set([':token', ':id', ':transferToken']);
 
-/** Long base64url/hex runs with digits or mixed case look like tokens, whatever precedes them. */
+/**
+ * Path segments followed by a secret token: taken from every route and call path of the contract
+ * (spec §2, §7), so a new link or call that carries a token in its path is redacted without a
+ * list here to keep up with (`/reset-password/:token`, `/account/resetPassword/check/:token`, …).
+ */
+const TOKEN_PARENTS = new Set(
+  [...Object.values(ROUTES), ...Object.values(CALL_PATHS).map((call) => call.path)].flatMap((template) => {
+    const segments = template.split('/');
+    return segments.flatMap((segment, index) => (index > 0 && SECRET_PARAMETERS.has(segment) ? [segments[index - 1] as string] : []));
+  }),
+);
+
+/** Long base64url/hex runs with a digit look like tokens, whatever precedes them. */
 function looksRandom(segment: string): boolean {
   return segment.length >= 20 && /^[A-Za-z0-9_-]+$/.test(segment) && /\d/.test(segment) && /[A-Za-z]/.test(segment);
 }
