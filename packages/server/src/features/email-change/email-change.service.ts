@@ -10,7 +10,7 @@ import { recipientLocale } from '../password/forgot.service.js';
 import { deleteSessionsOfUser } from '../sessions/sessions.repo.js';
 import { createSession, type StartedSession } from '../sessions/sessions.service.js';
 import { missingFields } from '../setup/setup.service.js';
-import { EMAIL_CHANGE_PURPOSES, RESET_PURPOSES, SETUP_PURPOSES, lifetimeOf } from '../tokens/purposes.js';
+import { EMAIL_CHANGE_PURPOSES, RESET_PURPOSES, SETUP_PURPOSES, TRANSFER_PURPOSES, lifetimeOf } from '../tokens/purposes.js';
 import { findToken, issueToken, spendOpenTokens, spendPresentedToken, supersedeOpenTokens, usableToken } from '../tokens/tokens.js';
 import { findUserByEmailKey, findUserById, lockAccount, type UserRow } from '../users/users.repo.js';
 import { emailChangeMail, emailChangeNoticeMail } from './email-change.mail.js';
@@ -182,7 +182,7 @@ export async function verifyNewEmail(
         .where('id', '=', user.id)
         .execute();
       const sessionsEnded = await deleteSessionsOfUser(trx, user.id);
-      await spendOpenTokens(uow, user.id, [...SETUP_PURPOSES, ...RESET_PURPOSES, ...EMAIL_CHANGE_PURPOSES]);
+      await spendOpenTokens(uow, user.id, [...SETUP_PURPOSES, ...RESET_PURPOSES, ...EMAIL_CHANGE_PURPOSES, ...TRANSFER_PURPOSES]);
       await recordAudit(uow, { type: 'email.changed', meta, userId: user.id, emailKey: newKey, detail: { sessionsEnded } });
       return createSession(uow, deps.config, { userId: user.id, deviceId: input.deviceId });
     });

@@ -197,6 +197,14 @@ describe.skipIf(dbUnavailable)('POST /api/account/verifyNewEmail', () => {
     expect((await findUserById(t.db, account.user.id))?.email_key).toBe(normalizeEmail(newEmail));
   });
 
+  it('ends the transfer tokens issued before the address changed: none of them starts a session afterwards', async () => {
+    const { account, token } = await changeRequested(t);
+    const transfer = await issueToken(unitOfWork(t.deps), { userId: account.user.id, purpose: 'transfer' });
+    expect((await postJson(t, VERIFY_NEW_URL, { token, deviceId: newDeviceId() })).statusCode).toBe(200);
+    const exchanged = await postJson(t, API_BASE + CALLS.exchangeSSOTransferToken.path, { token: transfer, deviceId: newDeviceId() });
+    expect(exchanged.json()).toEqual({ errorMessage: 'ssoTransferFailed' });
+  });
+
   it('checks a link without spending it: its new address, and whether this browser is signed in to another account (login CSRF)', async () => {
     const { account, session, newEmail, token } = await changeRequested(t);
     const asking = (as?: Session) =>

@@ -6,7 +6,7 @@ import { inTransaction } from '../../lib/unit-of-work.js';
 import { recordAudit, type RequestMeta } from '../audit/audit.service.js';
 import { absoluteLink, queueMail } from '../mail/mail.service.js';
 import { deleteSessionsOfUser } from '../sessions/sessions.repo.js';
-import { EMAIL_CHANGE_PURPOSES, RESET_PURPOSES, SETUP_PURPOSES } from '../tokens/purposes.js';
+import { EMAIL_CHANGE_PURPOSES, RESET_PURPOSES, SETUP_PURPOSES, TRANSFER_PURPOSES } from '../tokens/purposes.js';
 import { findToken, spendOpenTokens, spendPresentedToken, usableToken, type TokenRow } from '../tokens/tokens.js';
 import { clearLockout } from '../lockout/lockout.service.js';
 import { dropPendingCredentials } from '../signup/signup.repo.js';
@@ -79,8 +79,9 @@ export async function resetPassword(deps: Deps, input: { token: string; hashPass
     if (user.password_hash !== null) await pushPasswordHistory(trx, { userId: user.id, passwordHash: user.password_hash, now });
     const sessionsEnded = await deleteSessionsOfUser(trx, user.id);
     const lockCleared = await clearLockout(uow, user.email_key);
-    // A pending email change ends too (decision 0023): its notice sends the owner here.
-    await spendOpenTokens(uow, user.id, [...SETUP_PURPOSES, ...RESET_PURPOSES, ...EMAIL_CHANGE_PURPOSES], 'passwordReset');
+    // A pending email change ends too (decision 0023): its notice sends the owner here. So does an
+    // unspent transfer token (decision 0019): it would start a session the reset never saw.
+    await spendOpenTokens(uow, user.id, [...SETUP_PURPOSES, ...RESET_PURPOSES, ...EMAIL_CHANGE_PURPOSES, ...TRANSFER_PURPOSES], 'passwordReset');
     // The owner proved the mailbox: no other sign-up's password may still answer for the email.
     await dropPendingCredentials(trx, user.email_key);
     await queueMail(uow, deps.config, {

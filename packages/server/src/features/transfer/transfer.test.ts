@@ -14,7 +14,11 @@ import {
   uniqueEmail,
 } from '../../../test/helpers.js';
 import { randomToken, sha256Hex } from '../../lib/crypto.js';
+import { EXCHANGE_OTTER_URL } from '../../../test/community.js';
+import { postReset, requestResetToken } from '../../../test/password.js';
+import { unitOfWork } from '../../lib/unit-of-work.js';
 import { listAuditEvents } from '../audit/audit.repo.js';
+import { issueToken } from '../tokens/tokens.js';
 
 describe.skipIf(dbUnavailable)('transfer tokens for native apps (decision 0019)', () => {
   const t = useGoogleTestApp();
@@ -104,6 +108,25 @@ describe.skipIf(dbUnavailable)('transfer tokens for native apps (decision 0019)'
     expect((await postJson(t, TRANSFER_URL, { token: randomToken(), deviceId: newDeviceId() })).json()).toEqual({ errorMessage: 'ssoTransferFailed' });
     const { token: verification } = await signedUp(t);
     expect((await postJson(t, TRANSFER_URL, { token: verification, deviceId: newDeviceId() })).json()).toEqual({ errorMessage: 'ssoTransferFailed' });
+  });
+
+  it('refuses a token issued before a password reset of its account, by either exchange: the reset ends it', async () => {
+    const account = await createTestUser(t);
+    const issue = () => issueToken(unitOfWork(t.deps), { userId: account.user.id, purpose: 'transfer' });
+    const [forSso, forDevice, untouched] = [await issue(), await issue(), await issue()];
+    expect((await postJson(t, TRANSFER_URL, { token: untouched, deviceId: newDeviceId() })).statusCode).toBe(200);
+
+    expect((await postReset(t, await requestResetToken(t, account.email), 'a brand new password')).statusCode).toBe(200);
+    expect((await postJson(t, TRANSFER_URL, { token: forSso, deviceId: newDeviceId() })).json()).toEqual({ errorMessage: 'ssoTransferFailed' });
+    expect((await postJson(t, EXCHANGE_OTTER_URL, { otterToken: forDevice, deviceId: newDeviceId() })).json()).toEqual({
+      errorMessage: 'invalidToken',
+    });
+    const ended = await t.db
+      .selectFrom('email_tokens')
+      .select('ended_reason')
+      .where('id', 'in', [sha256Hex(forSso), sha256Hex(forDevice)])
+      .execute();
+    expect(ended).toEqual([{ ended_reason: 'passwordReset' }, { ended_reason: 'passwordReset' }]);
   });
 
   it('refuses the token of an account deactivated since it was issued', async () => {
