@@ -49,17 +49,23 @@ export function presentedBinding(request: FastifyRequest, config: Config): Prese
 
 /**
  * The binding of the browser starting a sign-in: the one it already holds (sign-ins started in two
- * tabs both stay usable), else a new one, set for as long as a request waits and its token lives.
- * Answers its SHA-256.
+ * tabs both stay usable), else a new one. `hash` goes with the waiting request; `keep` sets the
+ * cookie once the start has succeeded (a refused start leaves the browser as it was), for as long
+ * as a request waits and its token lives. Host-only, whatever COOKIE_DOMAIN says: only this
+ * service reads it, so the forum and the marketing site never receive it.
  */
-export function bindBrowser(request: FastifyRequest, reply: FastifyReply, config: Config, requestLifetimeMs: number): string {
+export function browserBinding(request: FastifyRequest, config: Config): { hash: string; keep: (reply: FastifyReply, requestLifetimeMs: number) => void } {
   const held = request.cookies[bindingCookieName(config)];
   const value = held !== undefined && VALUE_PATTERN.test(held) ? held : randomToken();
-  reply.setCookie(bindingCookieName(config), value, {
-    ...cookieRules(config.publicHostname, config.env, false, config.cookieDomain),
-    maxAge: Math.ceil((requestLifetimeMs + lifetimeOf('transfer')) / 1000),
-  });
-  return sha256Hex(value);
+  return {
+    hash: sha256Hex(value),
+    keep: (reply, requestLifetimeMs) => {
+      reply.setCookie(bindingCookieName(config), value, {
+        ...cookieRules(config.publicHostname, config.env, false),
+        maxAge: Math.ceil((requestLifetimeMs + lifetimeOf('transfer')) / 1000),
+      });
+    },
+  };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { ErrorBody, SSO_PATHS, normalizeEmail } from '@foyer/contract';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { errorCodes, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, type FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { callRoute } from '../../lib/call-route.js';
@@ -11,7 +11,7 @@ import { SSO_ANSWER_PER_IP, SSO_START_PER_EMAIL, SSO_START_PER_IP } from './sso.
 import { SsoOidcClients } from './sso.oidc.js';
 import { findConnectionById } from './sso.repo.js';
 import { consumeOidcCallback, consumeSamlResponse } from './sso.responses.js';
-import { bindBrowser } from './sso.binding.js';
+import { browserBinding } from './sso.binding.js';
 import { SsoFailure } from './sso.failure.js';
 import { SSO_REQUEST_LIFETIME_MS, failureLanding, startSso } from './sso.service.js';
 import { ssoUrls } from './sso.urls.js';
@@ -79,14 +79,21 @@ export const ssoRoutes: FastifyPluginAsyncZod = async (app) => {
       { rule: SSO_START_PER_EMAIL, key: (request) => normalizeEmail(request.body.email) },
     ],
     handler: async (request, reply) => {
-      const binding = bindBrowser(request, reply, app.config, SSO_REQUEST_LIFETIME_MS);
-      return { url: await startSso(app, { oidc, saml }, request.body, requestMeta(request), binding) };
+      const binding = browserBinding(request, app.config);
+      const url = await startSso(app, { oidc, saml }, request.body, requestMeta(request), binding.hash);
+      binding.keep(reply, SSO_REQUEST_LIFETIME_MS);
+      return { url };
     },
   });
 
-  // The HTTP-POST binding sends a form. Parsed here only: this plugin's routes are the only ones
-  // that take one (Fastify scopes a parser to the plugin that adds it).
-  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
+  // The HTTP-POST binding sends a form. Parsed in this plugin only (Fastify scopes a parser to the
+  // plugin that adds it), and only for what a provider's page posts (the routes exempt from the
+  // XSRF check for that reason): the start call is a call like any other, JSON only (decision 0017).
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (request, body, done) => {
+    if (request.routeOptions.config.xsrfExempt !== true) {
+      done(new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE('application/x-www-form-urlencoded'), undefined);
+      return;
+    }
     done(null, Object.fromEntries(new URLSearchParams(typeof body === 'string' ? body : body.toString('utf8'))));
   });
 

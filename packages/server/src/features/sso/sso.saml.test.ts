@@ -16,6 +16,7 @@ import {
   setCookie,
   uniqueEmail,
   useTestApp,
+  createTestApp,
 } from '../../../test/helpers.js';
 import {
   ATTACKER_KEYS,
@@ -149,6 +150,10 @@ describe.skipIf(dbUnavailable)('company SSO over SAML: the assertion consumer (d
       expect(set?.value).toMatch(/^[A-Za-z0-9_-]{43}$/);
       const kept = await startSso(t, corp.email());
       expect(setCookie(kept, bindingCookieName(t.config))?.value).toBe(testBrowserCookies(t)[bindingCookieName(t.config)]);
+      // A refused start leaves the browser as it was.
+      const unknown = await postJson(t, SSO_START_URL, { email: uniqueEmail('nobody') });
+      expect(unknown.json()).toEqual({ errorMessage: 'ssoNotRecognized' });
+      expect(setCookie(unknown, bindingCookieName(t.config))).toBeUndefined();
 
       for (const kind of ['returning', 'new'] as const) {
         const { corp: org, base } = await startedAndKnown();
@@ -630,5 +635,41 @@ describe.skipIf(dbUnavailable)('company SSO over SAML: the assertion consumer (d
       await expectRefused(t, corp.connection.id, await post('SAMLResponse=%%%'), '1002');
       await expectRefused(t, corp.connection.id, await post(`SAMLResponse=${encodeURIComponent(Buffer.from('<not-xml').toString('base64'))}`), '1002');
     });
+  });
+});
+
+describe.skipIf(dbUnavailable)('company SSO in a deployed environment with COOKIE_DOMAIN', () => {
+  it('keeps the binding cookie host-only: only this service reads it, so sibling sites never receive it', async () => {
+    const t = await createTestApp({
+      env: { FOYER_ENV: 'staging', PUBLIC_URL: 'https://auth.foyer.app', COOKIE_DOMAIN: 'foyer.app', ARGON2_MEMORY_KIB: '7168', ARGON2_TIME: '5' },
+    });
+    try {
+      const corp = await samlOrganization(t);
+      const started = await postJson(t, SSO_START_URL, { email: corp.email() });
+      expect(started.statusCode, started.body).toBe(200);
+      const binding = setCookie(started, bindingCookieName(t.config));
+      expect(binding).toMatchObject({ name: 'sso_binding_staging', secure: true, httpOnly: true, sameSite: 'Strict' });
+      expect(binding?.domain).toBeUndefined();
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('refuses a form-encoded start call (415): only what a provider posts takes a form', async () => {
+    const t = await createTestApp();
+    try {
+      const corp = await samlOrganization(t);
+      const form = await t.app.inject({
+        method: 'POST',
+        url: SSO_START_URL,
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-xsrf-token': 'x'.repeat(43) },
+        cookies: { 'XSRF-TOKEN': 'x'.repeat(43) },
+        payload: new URLSearchParams({ email: corp.email() }).toString(),
+      });
+      expect(form.statusCode).toBe(415);
+      expect(form.json()).toEqual({ errorMessage: 'invalidRequest' });
+    } finally {
+      await t.close();
+    }
   });
 });
