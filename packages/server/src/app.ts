@@ -4,6 +4,7 @@ import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Kysely } from 'kysely';
 import { buildRuntimeConfig, type Config } from './config.js';
+import { registerJsonBody } from './lib/json-body.js';
 import type { DB } from './db/schema.js';
 import { createFlagService } from './features/flags/flag-service.js';
 import { ofrepRouterRefusal, ofrepRoutes } from './features/flags/ofrep.routes.js';
@@ -100,20 +101,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   refuseWhatNodeWouldAnswer(app, securityHeaders);
   closeConnectionsWhileStopping(app, securityHeaders);
 
-  // Decision 0017: a call's body is JSON (a SAML response is a form, sso.routes.ts). Text is
-  // refused with 415 as any other type is, not handed to the schema as a string; a JSON body of
-  // nothing but white space is no body, which a call without required fields accepts.
-  app.removeContentTypeParser('text/plain');
-  const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    const text = typeof body === 'string' ? body : body.toString('utf8');
-    if (text.trim() === '') {
-      done(null, undefined);
-      return;
-    }
-    void parseJson(request, text, done);
-  });
+  // Decision 0017: a call's body is JSON in UTF-8 (a SAML response is a form, sso.routes.ts).
+  registerJsonBody(app);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 

@@ -118,4 +118,56 @@ describe.skipIf(dbUnavailable)('bodies as other clients send them', () => {
     expect(response.statusCode).toBe(415);
     expect(response.json()).toEqual({ errorMessage: 'invalidRequest' });
   });
+
+  it('reads a body in UTF-8 as sent (BOM or charset=UTF-8) and refuses what is not UTF-8, storing nothing repaired', async () => {
+    const signUp = (payload: Buffer, contentType: string, extra: Record<string, string> = {}) => {
+      const pair = xsrf();
+      return t.app.inject({
+        method: 'POST',
+        url: API_BASE + CALLS.signup.path,
+        cookies: pair.cookies,
+        headers: { ...pair.headers, 'content-type': contentType, ...extra },
+        payload,
+      });
+    };
+    const stored = (email: string) => t.db.selectFrom('users').select(['first_name', 'last_name']).where('email_key', '=', email).executeTakeFirst();
+
+    const accepted = signUpBody({ firstName: 'René', lastName: 'Müller' });
+    const bom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify(accepted), 'utf8')]);
+    expect((await signUp(bom, 'application/json; charset="UTF-8"')).statusCode).toBe(200);
+    expect(await stored(accepted.email)).toEqual({ first_name: 'René', last_name: 'Müller' });
+
+    // The same names in Latin-1 and declared so: not UTF-8, so refused rather than read as `Ren\uFFFD`.
+    const latin1 = signUpBody({ firstName: 'René', lastName: 'Müller' });
+    const declared = await signUp(Buffer.from(JSON.stringify(latin1), 'latin1'), 'application/json; charset=iso-8859-1');
+    expect(declared.statusCode).toBe(415);
+    expect(declared.json()).toEqual({ errorMessage: 'invalidRequest' });
+    // Undeclared, and a lone surrogate in its CESU-8 bytes (ED A0 80): not UTF-8 either.
+    expect((await signUp(Buffer.from(JSON.stringify(latin1), 'latin1'), 'application/json')).json()).toEqual({ errorMessage: 'invalidRequest' });
+    const cesu = signUpBody();
+    const [before, after] = JSON.stringify({ ...cesu, firstName: 'A\u0000B' }).split('\\u0000') as [string, string];
+    const surrogate = await signUp(Buffer.concat([Buffer.from(before), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from(after)]), 'application/json');
+    expect(surrogate.statusCode).toBe(400);
+    expect(surrogate.json()).toEqual({ errorMessage: 'invalidRequest' });
+    for (const email of [latin1.email, cesu.email]) expect(await stored(email)).toBeUndefined();
+  });
+
+  it('refuses a body sent with a content coding (415): nothing decodes it here, so nothing reads it as something else', async () => {
+    const body = signUpBody();
+    for (const coding of ['gzip', 'x-unknown']) {
+      const pair = xsrf();
+      const response = await t.app.inject({
+        method: 'POST',
+        url: API_BASE + CALLS.signup.path,
+        cookies: pair.cookies,
+        headers: { ...pair.headers, 'content-type': 'application/json', 'content-encoding': coding },
+        payload: JSON.stringify(body),
+      });
+      expect(response.statusCode).toBe(415);
+      expect(response.json()).toEqual({ errorMessage: 'invalidRequest' });
+    }
+    expect(await t.db.selectFrom('users').select('id').where('email_key', '=', body.email).executeTakeFirst()).toBeUndefined();
+    // `identity` is no coding at all.
+    expect((await postSignUp(t, body, { headers: { 'content-encoding': 'identity' } })).statusCode).toBe(200);
+  });
 });
