@@ -61,4 +61,13 @@ describe('DiscourseConnect (Discourse’s public vectors)', () => {
     );
     expect(answerUrl('https://forum.example.com/login?a=1', { sso: 'YQ==', sig: 'ff' })).toBe('https://forum.example.com/login?a=1&sso=YQ%3D%3D&sig=ff');
   });
+
+  it('keeps a fragment of the return address last, where it does not swallow the answer', () => {
+    expect(answerUrl('https://forum.example.com/session/sso_login#top', { sso: 'YQ==', sig: 'ff' })).toBe(
+      'https://forum.example.com/session/sso_login?sso=YQ%3D%3D&sig=ff#top',
+    );
+    expect(answerUrl('https://forum.example.com/login?a=1#x?y', { sso: 'YQ==', sig: 'ff' })).toBe(
+      'https://forum.example.com/login?a=1&sso=YQ%3D%3D&sig=ff#x?y',
+    );
+  });
 });

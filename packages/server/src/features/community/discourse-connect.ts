@@ -79,11 +79,17 @@ export function signAnswer(secret: string, rawAnswer: string): { sso: string; si
   return { sso, sig: signPayload(secret, sso) };
 }
 
-/** Discourse's to_url: the return address with `sso` and `sig` appended to its own query. */
+/**
+ * Discourse's to_url: the return address with `sso` and `sig` appended to its own query. A
+ * fragment stays last (to_url would put the answer after it, where the browser never sends it).
+ */
 export function answerUrl(returnSsoUrl: string, answer: { sso: string; sig: string }): string {
   const query = new URLSearchParams([
     ['sso', answer.sso],
     ['sig', answer.sig],
   ]).toString();
-  return `${returnSsoUrl}${returnSsoUrl.includes('?') ? '&' : '?'}${query}`;
+  const hashAt = returnSsoUrl.indexOf('#');
+  const base = hashAt === -1 ? returnSsoUrl : returnSsoUrl.slice(0, hashAt);
+  const fragment = hashAt === -1 ? '' : returnSsoUrl.slice(hashAt);
+  return `${base}${base.includes('?') ? '&' : '?'}${query}${fragment}`;
 }
