@@ -231,9 +231,13 @@ describe.skipIf(dbUnavailable)('POST /api/account/resetPassword', () => {
     expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
   });
 
-  it('refuses malformed input with invalidRequest, never a 5xx', async () => {
+  it('refuses malformed input with invalidRequest, never a 5xx, and a link cut short with invalidToken (spec §8)', async () => {
+    const cut = await postJson(t, '/api/account/resetPassword', { token: 'short', hashPassword: 'a'.repeat(64) });
+    expect(cut.statusCode).toBe(400);
+    expect(cut.json()).toEqual({ errorMessage: 'invalidToken' });
     for (const body of [
-      { token: 'short', hashPassword: 'a'.repeat(64) },
+      { token: '', hashPassword: 'a'.repeat(64) },
+      { token: 'A'.repeat(201), hashPassword: 'a'.repeat(64) },
       { token: 'A'.repeat(43), hashPassword: 'plain' },
       { token: 'A'.repeat(43) },
       {},

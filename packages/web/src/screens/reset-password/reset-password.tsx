@@ -23,8 +23,8 @@ const deadLink = (): Outcome => ({ kind: 'deadLink' });
 
 /**
  * Spec §8, reset password: a previous password, and a dead link (invalid or expired, which are
- * told apart only by the server: one text, with a way to a new link). A malformed token fails
- * the request's validation (invalidRequest) and is the same dead link: the token is the only
+ * told apart only by the server: one text, with a way to a new link). A token too long for the
+ * contract fails the request's validation (invalidRequest) and is the same dead link: the token is the only
  * part of the request the visitor did not type. Everything else goes to the global fallback.
  */
 const RESET_HANDLERS: FailureHandlers<Outcome> = {

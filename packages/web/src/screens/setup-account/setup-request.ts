@@ -20,8 +20,8 @@ export type SetupAnswers = Pick<CallBody<'setupAccount'>, 'firstName' | 'lastNam
 export type SetupFailure = { key: MessageKey; deadLink: boolean; way?: 'signIn' | 'sendAnother' };
 
 /**
- * Spec §8, setup: an invalid and an expired link have their own texts; a malformed token fails
- * the request's validation (invalidRequest) and is the same invalid link, since the token is the
+ * Spec §8, setup: an invalid and an expired link have their own texts; a token too long for the
+ * contract fails the request's validation (invalidRequest) and is the same invalid link, since the token is the
  * only part of the request nobody typed. A verification link used already, or replaced by a newer
  * one, says so and offers the way on (decision 0020). The rate limit and transport failures keep their global
  * texts; anything else is 'An unknown error has occurred.'. `deadLink` failures cannot be fixed
