@@ -1,9 +1,14 @@
 import { normalizeEmail } from '@foyer/contract';
 import { describe, expect, it } from 'vitest';
-import { createTestUser, dbUnavailable, getSession, postSignIn, signIn, uniqueEmail, useTestApp } from '../../test/helpers.js';
+import { createTestUser, dbUnavailable, getSession, newDeviceId, postSignIn, signIn, uniqueEmail, useTestApp } from '../../test/helpers.js';
 import { listAuditEvents } from '../features/audit/audit.repo.js';
 import { getFailureCount } from '../features/lockout/lockout.repo.js';
 import { findUserByEmailKey } from '../features/users/users.repo.js';
+import { postJson } from '../../test/account-entry.js';
+import { EXCHANGE_OTTER_URL } from '../../test/community.js';
+import { TRANSFER_URL } from '../../test/google.js';
+import { unitOfWork } from '../lib/unit-of-work.js';
+import { issueToken } from '../features/tokens/tokens.js';
 import { EXIT, runAdmin } from './admin.js';
 
 describe.skipIf(dbUnavailable)('admin CLI', () => {
@@ -124,6 +129,51 @@ describe.skipIf(dbUnavailable)('admin CLI', () => {
     const result = await run('user', 'deactivate', '--email', uniqueEmail());
     expect(result.code).toBe(EXIT.failed);
     expect(result.stderr).toContain('no account');
+  });
+
+  it('lets a deactivated account sign in again, its earlier sessions still ended', async () => {
+    const account = await createTestUser(t);
+    const session = await signIn(t.app, account);
+    await run('user', 'deactivate', '--email', account.email);
+    const result = await run('user', 'reactivate', '--email', account.email);
+    expect(result.code, result.stderr).toBe(EXIT.ok);
+    expect(result.stdout).toContain('Reactivated user');
+    expect((await getSession(t, session.otter, session.deviceId)).statusCode).toBe(401);
+    expect((await postSignIn(t.app, account)).statusCode).toBe(200);
+    expect((await listAuditEvents(t.db, { emailKey: normalizeEmail(account.email), type: 'user.reactivated' })).length).toBe(1);
+    expect((await run('user', 'reactivate', '--email', account.email)).stdout).toContain('not deactivated');
+    expect((await run('user', 'reactivate', '--email', uniqueEmail())).code).toBe(EXIT.failed);
+  });
+
+  it("signs one account out everywhere (sessions, device tokens, transfer tokens), leaving the account and everyone else's sessions", async () => {
+    const account = await createTestUser(t);
+    const browser = await signIn(t.app, account);
+    const device = await signIn(t.app, account);
+    const exchanged = await postJson(t, EXCHANGE_OTTER_URL, { otterToken: device.otter, deviceId: device.deviceId });
+    const { deviceToken } = exchanged.json<{ deviceToken: string }>();
+    const transfer = await issueToken(unitOfWork(t.deps), { userId: account.user.id, purpose: 'transfer' });
+    const bystander = await signIn(t.app, await createTestUser(t));
+
+    const result = await run('user', 'sign-out', '--email', account.email);
+    expect(result.code, result.stderr).toBe(EXIT.ok);
+    expect(result.stdout).toContain('2 session(s) and device token(s) ended');
+    expect((await getSession(t, browser.otter, browser.deviceId)).statusCode).toBe(401);
+    expect((await getSession(t, deviceToken, device.deviceId)).statusCode).toBe(401);
+    expect((await postJson(t, TRANSFER_URL, { token: transfer, deviceId: newDeviceId() })).json()).toEqual({ errorMessage: 'ssoTransferFailed' });
+    expect((await getSession(t, bystander.otter, bystander.deviceId)).statusCode).toBe(200);
+    expect((await postSignIn(t.app, account)).statusCode).toBe(200);
+    const [audit] = await listAuditEvents(t.db, { emailKey: normalizeEmail(account.email), type: 'user.signedOut' });
+    expect(JSON.parse(audit?.detail ?? '{}')).toEqual({ sessionsEnded: 2 });
+    expect((await run('user', 'sign-out', '--email', uniqueEmail())).code).toBe(EXIT.failed);
+  });
+
+  it('ends every session of every account at once', async () => {
+    const sessions = [await signIn(t.app, await createTestUser(t)), await signIn(t.app, await createTestUser(t))];
+    const result = await run('sessions', 'end-all');
+    expect(result.code, result.stderr).toBe(EXIT.ok);
+    for (const session of sessions) expect((await getSession(t, session.otter, session.deviceId)).statusCode).toBe(401);
+    expect(await t.db.selectFrom('sessions').select('id').execute()).toEqual([]);
+    expect((await listAuditEvents(t.db, { type: 'sessions.allEnded' })).length).toBe(1);
   });
 
   it('unlocks a locked email, with or without an account', async () => {

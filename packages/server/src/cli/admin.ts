@@ -9,7 +9,15 @@ import { CLI_META, recordAudit } from '../features/audit/audit.service.js';
 import { clearLockout } from '../features/lockout/lockout.service.js';
 import { createRedirectPolicy } from '../features/redirects/redirect-policy.js';
 import { unitOfWork } from '../lib/unit-of-work.js';
-import { CreateUserError, createUser, deactivateUser, type CreateUserProblem } from '../features/users/users.service.js';
+import {
+  CreateUserError,
+  createUser,
+  deactivateUser,
+  endAllSessions,
+  reactivateUser,
+  signOutEverywhere,
+  type CreateUserProblem,
+} from '../features/users/users.service.js';
 import { systemClock } from '../lib/clock.js';
 import { sha256Hex } from '../lib/crypto.js';
 import { isCommonPassword } from '../lib/password-floor.js';
@@ -27,6 +35,13 @@ Commands:
       Creates an account (verified unless --unverified).
   user deactivate --email E
       Deactivates the account and ends all of its sessions.
+  user reactivate --email E
+      Lets a deactivated account sign in again; nothing of it was lost.
+  user sign-out --email E
+      Ends every session and device token of the account (a lost or stolen device);
+      the account stays usable.
+  sessions end-all
+      Ends every session and device token of every account; everyone signs in again.
   user unlock --email E
       Clears the failed sign-in count and lock of an email (with or without an account).
 ${EMAIL_USAGE}${ORG_USAGE}${SSO_USAGE}${AUDIT_USAGE}
@@ -84,14 +99,41 @@ async function userCreate(args: string[], io: AdminIo): Promise<number> {
   }
 }
 
-async function userDeactivate(args: string[], io: AdminIo): Promise<number> {
-  const email = required(parse(args, { email: { type: 'string' } }), 'email');
-  const user = await deactivateUser(io.deps, email, CLI_META);
-  if (user === undefined) {
-    io.stderr(`Error: no account with email ${email}\n`);
-    return EXIT.failed;
-  }
-  io.stdout(`Deactivated user ${user.email} (${user.id}); all of its sessions ended\n`);
+/** A command on one account by its email: `act` answers what to print, or undefined when there is no such account (exit 1). */
+function accountCommand(act: (deps: Deps, email: string) => Promise<string | undefined>): AdminCommand {
+  return async (args, io) => {
+    const email = required(parse(args, { email: { type: 'string' } }), 'email');
+    const done = await act(io.deps, email);
+    if (done === undefined) {
+      io.stderr(`Error: no account with email ${email}\n`);
+      return EXIT.failed;
+    }
+    io.stdout(`${done}\n`);
+    return EXIT.ok;
+  };
+}
+
+const userDeactivate = accountCommand(async (deps, email) => {
+  const user = await deactivateUser(deps, email, CLI_META);
+  return user && `Deactivated user ${user.email} (${user.id}); all of its sessions ended`;
+});
+
+const userReactivate = accountCommand(async (deps, email) => {
+  const result = await reactivateUser(deps, email, CLI_META);
+  if (result === undefined) return undefined;
+  const { user, reactivated } = result;
+  return reactivated ? `Reactivated user ${user.email} (${user.id})` : `${user.email} (${user.id}) is not deactivated; nothing to do`;
+});
+
+const userSignOut = accountCommand(async (deps, email) => {
+  const result = await signOutEverywhere(deps, email, CLI_META);
+  return result && `Signed ${result.user.email} (${result.user.id}) out everywhere: ${result.sessionsEnded} session(s) and device token(s) ended`;
+});
+
+async function sessionsEndAll(args: string[], io: AdminIo): Promise<number> {
+  parse(args, {});
+  const ended = await endAllSessions(io.deps, CLI_META);
+  io.stdout(`Ended ${ended} session(s) and device token(s) of every account\n`);
   return EXIT.ok;
 }
 
@@ -109,6 +151,9 @@ async function userUnlock(args: string[], io: AdminIo): Promise<number> {
 const COMMANDS: Record<string, AdminCommand> = {
   'user create': userCreate,
   'user deactivate': userDeactivate,
+  'user reactivate': userReactivate,
+  'user sign-out': userSignOut,
+  'sessions end-all': sessionsEndAll,
   'user unlock': userUnlock,
   ...EMAIL_COMMANDS,
   ...ORG_COMMANDS,

@@ -12,6 +12,9 @@ export const AUDIT_EVENT_TYPES = [
   'signout',
   'user.created',
   'user.deactivated',
+  'user.reactivated',
+  'user.signedOut',
+  'sessions.allEnded',
   'user.unlocked',
   // sign-up, setup and invitations (decision 0009)
   'signup',

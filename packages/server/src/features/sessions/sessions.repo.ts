@@ -107,6 +107,12 @@ export async function deleteSessionsOfUser(db: Db, userId: string): Promise<numb
   return Number(result.numDeletedRows);
 }
 
+/** Ends every session and device token of every account (an operator's last resort). Returns how many ended. */
+export async function deleteAllSessions(db: Db): Promise<number> {
+  const result = await db.deleteFrom('sessions').executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
 /**
  * Ends every session and device token of the accounts whose email is at this exact domain (a
  * normalised domain: letters, digits, hyphens and dots, so nothing in it is a LIKE wildcard).

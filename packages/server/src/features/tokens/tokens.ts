@@ -16,12 +16,12 @@ export type TokenRow = Selectable<EmailTokensTable>;
  * way (another link, Google, company SSO); ended by a password reset. The screens of a
  * verification link tell a reused or superseded link from a dead one by it (decision 0020).
  */
-export type TokenEndReason = 'used' | 'superseded' | 'completed' | 'passwordReset';
+export type TokenEndReason = 'used' | 'superseded' | 'completed' | 'passwordReset' | 'signedOut';
 
 /** The reason a row records, or null for an open token and one that ended before reasons were kept. */
 export function endReasonOf(row: TokenRow): TokenEndReason | null {
   const reason = row.ended_reason;
-  return reason === 'used' || reason === 'superseded' || reason === 'completed' || reason === 'passwordReset' ? reason : null;
+  return reason === 'used' || reason === 'superseded' || reason === 'completed' || reason === 'passwordReset' || reason === 'signedOut' ? reason : null;
 }
 
 /**
@@ -184,7 +184,7 @@ export async function spendOpenTokens(
   uow: UnitOfWork,
   userId: string,
   purposes: readonly TokenPurpose[],
-  reason: Extract<TokenEndReason, 'completed' | 'passwordReset'> = 'completed',
+  reason: Extract<TokenEndReason, 'completed' | 'passwordReset' | 'signedOut'> = 'completed',
 ): Promise<void> {
   await lockAccount(uow.db, userId);
   await uow.db

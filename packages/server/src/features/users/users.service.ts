@@ -3,7 +3,9 @@ import { isUniqueViolation } from '../../db/errors.js';
 import { inTransaction } from '../../lib/unit-of-work.js';
 import type { Deps } from '../../deps.js';
 import { recordAudit, type RequestMeta } from '../audit/audit.service.js';
-import { deleteSessionsOfUser } from '../sessions/sessions.repo.js';
+import { deleteAllSessions, deleteSessionsOfUser } from '../sessions/sessions.repo.js';
+import { TRANSFER_PURPOSES } from '../tokens/purposes.js';
+import { spendOpenTokens } from '../tokens/tokens.js';
 import { findUserByEmailKey, insertUser, newUserRow, setUserDeactivated, type UserRow } from './users.repo.js';
 
 export type CreateUserProblem = 'invalidEmail' | 'invalidFirstName' | 'invalidLastName' | 'emailTaken';
@@ -72,4 +74,55 @@ export async function deactivateUser(deps: Deps, email: string, meta: RequestMet
     await recordAudit(uow, { type: 'user.deactivated', meta, userId: user.id, emailKey, detail: { sessionsEnded: ended } });
   });
   return { ...user, deactivated_at: now, updated_at: now };
+}
+
+/**
+ * ASVS V7.4.5: an administrator ends every session, device token and unspent transfer token of one
+ * account, which stays usable: whoever knows its password (or its SSO or Google identity) signs in
+ * again. For a stolen device or a session the person cannot reach to sign out.
+ */
+export async function signOutEverywhere(deps: Deps, email: string, meta: RequestMeta): Promise<{ user: UserRow; sessionsEnded: number } | undefined> {
+  const emailKey = normalizeEmail(email);
+  const user = await findUserByEmailKey(deps.db, emailKey);
+  if (user === undefined) return undefined;
+  const sessionsEnded = await inTransaction(deps, async (uow) => {
+    await spendOpenTokens(uow, user.id, TRANSFER_PURPOSES, 'signedOut');
+    const ended = await deleteSessionsOfUser(uow.db, user.id);
+    await recordAudit(uow, { type: 'user.signedOut', meta, userId: user.id, emailKey, detail: { sessionsEnded: ended } });
+    return ended;
+  });
+  return { user, sessionsEnded };
+}
+
+/** ASVS V7.4.5 for all users at once: every session, device token and unspent transfer token ends (a leaked database or key). */
+export async function endAllSessions(deps: Deps, meta: RequestMeta): Promise<number> {
+  return inTransaction(deps, async (uow) => {
+    await uow.db
+      .updateTable('email_tokens')
+      .set({ used_at: uow.now, ended_reason: 'signedOut' })
+      .where('purpose', 'in', [...TRANSFER_PURPOSES])
+      .where('used_at', 'is', null)
+      .execute();
+    const ended = await deleteAllSessions(uow.db);
+    await recordAudit(uow, { type: 'sessions.allEnded', meta, detail: { sessionsEnded: ended } });
+    return ended;
+  });
+}
+
+/**
+ * Undoes a deactivation: the account signs in again as before, with nothing of it lost. Its
+ * sessions ended with the deactivation and stay ended. Undefined for an unknown email, false when
+ * the account was not deactivated.
+ */
+export async function reactivateUser(deps: Deps, email: string, meta: RequestMeta): Promise<{ user: UserRow; reactivated: boolean } | undefined> {
+  const emailKey = normalizeEmail(email);
+  const user = await findUserByEmailKey(deps.db, emailKey);
+  if (user === undefined) return undefined;
+  if (user.deactivated_at === null) return { user, reactivated: false };
+  const now = deps.clock.now();
+  await inTransaction(deps, async (uow) => {
+    await uow.db.updateTable('users').set({ deactivated_at: null, updated_at: now }).where('id', '=', user.id).execute();
+    await recordAudit(uow, { type: 'user.reactivated', meta, userId: user.id, emailKey });
+  });
+  return { user: { ...user, deactivated_at: null, updated_at: now }, reactivated: true };
 }
