@@ -1,5 +1,5 @@
 import { ROUTES, type MessageKey } from '@foyer/contract/core';
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useRef, useState, type RefObject } from 'react';
 import { Alert } from '../../components/alert';
 import { Button } from '../../components/button';
 import { ErrorText } from '../../components/error-text';
@@ -85,9 +85,10 @@ function UnverifiedAlert({ id, resend }: { id: string; resend: () => Promise<Cal
 }
 
 /**
- * Announced when it appears (role alert); focus stays in the form (sign-in.tsx). `email` is the
- * address the failure was about: the SSO link fills it in on SSO sign-in. `resend` sends the
- * verification link again for the attempt that failed as unverified.
+ * Announced when it appears (role alert); focus stays in the form (sign-in.tsx), except for
+ * `ssoRequired`, where no password helps: `ssoLinkRef` is then the SSO link, which sign-in.tsx
+ * focuses. `email` is the address the failure was about: the SSO link fills it in on SSO sign-in.
+ * `resend` sends the verification link again for the attempt that failed as unverified.
  */
 export function SignInFailureAlert({
   id,
@@ -95,22 +96,27 @@ export function SignInFailureAlert({
   from,
   email,
   resend,
+  ssoLinkRef,
 }: {
   id: string;
   failure: SignInFailure;
   from: string | null;
   email: string;
   resend: () => Promise<CallResult<undefined>>;
+  ssoLinkRef: RefObject<HTMLAnchorElement | null>;
 }) {
   const t = useT();
   if (failure.kind === 'unverified') return <UnverifiedAlert id={id} resend={resend} />;
   if (failure.kind === 'sso') {
+    // Spec §8 gives `ssoRequired`'s text to sign-up, Google and forgot password; it speaks of
+    // signing up. Here it is said for signing in, with the way forward, which takes the focus.
     return (
       <Alert id={id} variant="error">
-        <p>{t('error.ssoRequired')}</p>
-        {/* Spec §8 keeps its sign-up wording; this line says what it means for signing in. */}
         <p>
-          {t('signIn.ssoRequiredNext')} <a href={withQuery(ROUTES.ssoSignIn, { from, email })}>{t('signIn.failure.ssoLink')}</a>
+          {t('signIn.ssoRequiredNext')}{' '}
+          <a ref={ssoLinkRef} href={withQuery(ROUTES.ssoSignIn, { from, email })}>
+            {t('signIn.failure.ssoLink')}
+          </a>
         </p>
       </Alert>
     );

@@ -58,6 +58,7 @@ export function SignIn() {
   const [failedEmail, setFailedEmail] = useState('');
   const [failures, setFailures] = useState(0);
   const passwordRef = useRef<HTMLInputElement>(null);
+  const ssoLinkRef = useRef<HTMLAnchorElement>(null);
   const failureId = useId();
   // The attempt that failed, for the resend offered with unverifiedAccount (decision 0020).
   const attemptRef = useRef({ email: '', hashPassword: '' });
@@ -65,7 +66,12 @@ export function SignIn() {
   useEffect(() => {
     // After a failure the person goes on in the password field, its text selected to retype (and
     // Enter there tries again); the field is described by the alert, which is also announced.
+    // Where the domain requires SSO no password helps: the focus goes to the SSO link instead.
     if (failures === 0) return;
+    if (ssoLinkRef.current !== null) {
+      ssoLinkRef.current.focus();
+      return;
+    }
     passwordRef.current?.focus();
     passwordRef.current?.select();
   }, [failures]);
@@ -150,6 +156,7 @@ export function SignIn() {
           from={from}
           email={failedEmail}
           resend={() => call('resendVerificationBySignIn', { body: attemptRef.current })}
+          ssoLinkRef={ssoLinkRef}
         />
       ) : sessionExpired ? (
         <Alert variant="info">
