@@ -121,7 +121,13 @@ export async function seedSamlConnection(env, metadataFile) {
  */
 export function npmStartArgs() {
   const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
-  const command = scripts.start.split('&&').at(-1).trim().split(/\s+/);
+  // `exec node …`: the shell npm runs the script in gives its place to node, so signals reach it.
+  const command = scripts.start
+    .split('&&')
+    .at(-1)
+    .trim()
+    .replace(/^exec\s+/, '')
+    .split(/\s+/);
   if (command[0] !== 'node' || command.at(-1) !== 'packages/server/dist/main.js') {
     throw new Error(`npm start runs "${scripts.start}": the harness expects it to end in node … packages/server/dist/main.js`);
   }

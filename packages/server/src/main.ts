@@ -59,7 +59,8 @@ async function main(): Promise<void> {
   const database = openDatabase(config.database, {
     timeouts: config.databaseTimeouts,
     // Decision 0011: a broken idle connection is replaced by the pool; worth a line, not a crash.
-    onConnectionError: (error) => logger.current?.warn({ err: error }, 'database connection lost; it will be replaced'),
+    // One line: pg-pool attaches the whole Client (its settings, socket and statements) to the error.
+    onConnectionError: (error) => logger.current?.warn({ reason: databaseReason(error) }, 'database connection lost; it will be replaced'),
     // Decision 0029: WAL checkpoints, and their fsyncs, off the event loop.
     checkpointThread: {
       onError: (error) => logger.current?.warn({ err: error }, 'the SQLite checkpoint thread failed; SQLite checkpoints in the commits again'),
@@ -120,8 +121,10 @@ async function main(): Promise<void> {
       process.exit(1);
     }
   };
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
-  process.once('SIGINT', () => void shutdown('SIGINT'));
+  // `on`, not `once`: a second signal during the stop (an impatient supervisor, Ctrl-C twice) must
+  // not take Node's default action and cut off the answers still in flight; `closing` ignores it.
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
 
   // Built before the first request, so no sign-up pays for it (decision 0014).
   app.log.debug({ commonPasswords: commonPasswordCount() }, 'password floor ready');

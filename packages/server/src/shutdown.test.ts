@@ -1,15 +1,19 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { execFile, spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { CALLS } from '@foyer/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signUpBody } from '../test/account-entry.js';
 import { TEST_DB } from '../test/helpers.js';
-import { ServerProcess } from '../test/server-process.js';
+import { ServerProcess, freePort } from '../test/server-process.js';
 
 const GRACE_MS = 1500;
+const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 
 /**
  * Decision 0011: shutdown has one deadline. An SMTP server that accepts and never speaks holds a
@@ -101,9 +105,11 @@ describe.skipIf(TEST_DB !== 'sqlite')('shutdown with sign-ins hashing', () => {
       while (received() < 17 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
       expect(received()).toBe(17);
       const stopping = Date.now();
-      const stopped = server.stop();
+      // A second SIGTERM while stopping changes nothing: the answers in flight still come.
+      const stopped = server.stop({ again: 50 });
       const settled = await answers;
       await stopped;
+      expect(server.ending, server.log).toBe(0);
       // The clients' keep-alive connections are closed once their answers are sent: the stop does
       // not wait out its grace period (10 s) for them, and no client sends on a closing connection.
       expect(Date.now() - stopping).toBeLessThan(5000);
@@ -117,6 +123,76 @@ describe.skipIf(TEST_DB !== 'sqlite')('shutdown with sign-ins hashing', () => {
       expect(server.log).not.toMatch(/got no answer/);
     } finally {
       await server.stop();
+    }
+  });
+});
+
+/**
+ * Decision 0011: `npm start` runs its script in a shell, and npm passes SIGTERM to that shell. The
+ * script ends in `exec node …`, so node takes the shell's place and the signal reaches the server,
+ * which stops gracefully; without `exec` the shell would exit and leave the server running,
+ * orphaned, holding its port. Run as npm runs it (`sh -c`), with the build step left out.
+ */
+describe.skipIf(TEST_DB !== 'sqlite')('npm start and SIGTERM', () => {
+  let dir = '';
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'foyer-npm-start-'));
+    // The script starts the built server: build it (nothing to do when it is current).
+    await promisify(execFile)(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-b', 'packages/server'], { cwd: ROOT });
+  }, 120_000);
+
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('stops the server when the shell npm started is told to stop', async () => {
+    const { scripts } = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
+    expect(scripts.start.startsWith('npm run build && ')).toBe(true);
+    const script = scripts.start.replace('npm run build && ', '');
+    const port = await freePort();
+    let output = '';
+    const shell = spawn('sh', ['-c', script], {
+      cwd: ROOT,
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? tmpdir(),
+        FOYER_ENV: 'test',
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        LOG_LEVEL: 'info',
+        DATABASE_URL: join(dir, 'foyer.sqlite'),
+        WEB_DIST: join(dir, 'no-web'),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // Its own process group, so whatever is left of it can be ended together.
+      detached: true,
+    });
+    shell.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    shell.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const healthy = async () => {
+      try {
+        return (await fetch(`http://127.0.0.1:${port}/healthz`)).ok;
+      } catch {
+        return false;
+      }
+    };
+    try {
+      const deadline = Date.now() + 45_000;
+      while (!(await healthy()) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(await healthy(), output).toBe(true);
+
+      const exited = new Promise<number | null>((resolve) => shell.once('exit', (code) => resolve(code)));
+      shell.kill('SIGTERM');
+      expect(await exited, output).toBe(0);
+      expect(output).toContain('shutting down');
+      expect(await healthy()).toBe(false);
+    } finally {
+      try {
+        if (shell.pid !== undefined) process.kill(-shell.pid, 'SIGKILL');
+      } catch {
+        // The group has ended already.
+      }
     }
   });
 });

@@ -10,7 +10,8 @@ import { randomToken } from '../src/lib/crypto.js';
 const REPO_ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const SERVER_MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 
-async function freePort(): Promise<number> {
+/** A port nothing listens on now, for a server of a test to take. */
+export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
@@ -105,11 +106,22 @@ export class ServerProcess {
     };
   }
 
-  /** SIGTERM, as an orchestrator stops it; resolves once it exited. */
-  async stop(): Promise<void> {
+  /** How the process ended: its exit code, or the signal that ended it; undefined while it runs. */
+  get ending(): number | NodeJS.Signals | undefined {
+    return this.child.exitCode ?? this.child.signalCode ?? undefined;
+  }
+
+  /**
+   * SIGTERM, as an orchestrator stops it; resolves once it exited. `again` sends another SIGTERM
+   * that many milliseconds later, as an impatient supervisor (or Ctrl-C pressed twice) does.
+   */
+  async stop(options: { again?: number } = {}): Promise<void> {
     if (this.child.exitCode !== null || this.child.signalCode !== null) return;
     const exited = new Promise((resolve) => this.child.once('exit', resolve));
     this.child.kill('SIGTERM');
+    const { again } = options;
+    const repeat = again === undefined ? undefined : setTimeout(() => this.child.kill('SIGTERM'), again);
     await exited;
+    clearTimeout(repeat);
   }
 }

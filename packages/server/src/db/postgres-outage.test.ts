@@ -117,7 +117,26 @@ describe.skipIf(!postgres)('PostgreSQL outages (server-postgres project only)', 
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(parts().server.exited, parts().server.log).toBe(false);
     for (const answer of await Promise.all(Array.from({ length: 6 }, signIn))) expectServed(answer);
+    // One short line per lost connection: not the pg Client pg-pool attaches to the error.
+    await expectShortWarnings('database connection lost; it will be replaced');
   });
+
+  /** Warnings an outage repeats: each one line with its reason, no stack and no client object. */
+  async function expectShortWarnings(message: string): Promise<void> {
+    const lines = () =>
+      parts()
+        .server.log.split('\n')
+        .filter((line) => line.includes(`"msg":"${message}"`));
+    // The log reaches the test through a pipe, possibly after the answers it is about.
+    const deadline = Date.now() + 3000;
+    while (lines().length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(lines().length, parts().server.log).toBeGreaterThan(0);
+    for (const line of lines()) {
+      expect(line).toContain('"reason":');
+      expect(line).not.toContain('"stack"');
+      expect(line.length).toBeLessThan(600);
+    }
+  }
 
   it('answers 503 with Retry-After while the database is stopped, never 500, and is back within seconds of its return', async () => {
     const { cluster, server } = parts();
@@ -125,6 +144,7 @@ describe.skipIf(!postgres)('PostgreSQL outages (server-postgres project only)', 
     await cluster.stop('fast');
     const during = await Promise.all(Array.from({ length: 5 }, signIn));
     for (const answer of during) expectUnavailable(answer);
+    await expectShortWarnings('database unavailable');
     const health = await fetch(`${server.url}${HEALTH_PATH}`);
     expect(health.status).toBe(503);
     expect(await health.json()).toMatchObject({ status: 'degraded', database: 'down' });

@@ -1,7 +1,7 @@
 import { ERROR_STATUS, type ErrorBody, type ErrorCode } from '@foyer/contract';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
-import { isDatabaseUnavailable } from '../db/errors.js';
+import { databaseReason, isDatabaseUnavailable } from '../db/errors.js';
 import { isAppError } from './errors.js';
 
 /**
@@ -47,7 +47,7 @@ export function registerErrorHandler(app: FastifyInstance): void {
     } else if (isDatabaseUnavailable(error)) {
       // A dependency's outage, not our bug: a 503 the client may retry, logged below error level
       // so an outage does not flood the error log with one stack per request.
-      request.log.warn({ err: error }, 'database unavailable');
+      request.log.warn({ reason: databaseReason(error) }, 'database unavailable');
       void reply.header('retry-after', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
       result = answer('unavailable');
     } else {
