@@ -10,7 +10,7 @@ import { CALLS } from '@foyer/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signUpBody } from '../test/account-entry.js';
 import { TEST_DB } from '../test/helpers.js';
-import { ServerProcess, freePort } from '../test/server-process.js';
+import { ServerProcess, freePort, serverEnvironment } from '../test/server-process.js';
 
 const GRACE_MS = 1500;
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
@@ -154,16 +154,7 @@ describe.skipIf(TEST_DB !== 'sqlite')('npm start and SIGTERM', () => {
     let output = '';
     const shell = spawn('sh', ['-c', script], {
       cwd: ROOT,
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? tmpdir(),
-        FOYER_ENV: 'test',
-        HOST: '127.0.0.1',
-        PORT: String(port),
-        LOG_LEVEL: 'info',
-        DATABASE_URL: join(dir, 'foyer.sqlite'),
-        WEB_DIST: join(dir, 'no-web'),
-      },
+      env: serverEnvironment(port, { LOG_LEVEL: 'info', DATABASE_URL: join(dir, 'foyer.sqlite') }),
       stdio: ['ignore', 'pipe', 'pipe'],
       // Its own process group, so whatever is left of it can be ended together.
       detached: true,

@@ -10,6 +10,23 @@ import { randomToken } from '../src/lib/crypto.js';
 const REPO_ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const SERVER_MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
 
+/**
+ * Only what a server process of a test needs: nothing of the test runner's environment leaks in.
+ * `FOYER_ENV=test` on 127.0.0.1 and `port`, warnings only, no web build; `env` adds or overrides.
+ */
+export function serverEnvironment(port: number, env: Record<string, string>): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? tmpdir(),
+    FOYER_ENV: 'test',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    LOG_LEVEL: 'warn',
+    WEB_DIST: join(tmpdir(), `foyer-no-web-dist-${randomBytes(6).toString('hex')}`),
+    ...env,
+  };
+}
+
 /** A port nothing listens on now, for a server of a test to take. */
 export async function freePort(): Promise<number> {
   const server = createServer();
@@ -40,17 +57,7 @@ export class ServerProcess {
     const port = await freePort();
     const child = spawn(process.execPath, [...nodeArgs, '--conditions=source', '--import', 'tsx', SERVER_MAIN], {
       cwd: REPO_ROOT,
-      // Only what the server needs: nothing of the test runner's environment leaks in.
-      env: {
-        PATH: process.env.PATH ?? '',
-        HOME: process.env.HOME ?? tmpdir(),
-        FOYER_ENV: 'test',
-        HOST: '127.0.0.1',
-        PORT: String(port),
-        LOG_LEVEL: 'warn',
-        WEB_DIST: join(tmpdir(), `foyer-no-web-dist-${randomBytes(6).toString('hex')}`),
-        ...env,
-      },
+      env: serverEnvironment(port, env),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     return new ServerProcess(child, `http://127.0.0.1:${port}`);
