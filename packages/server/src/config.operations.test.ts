@@ -35,6 +35,13 @@ describe('COOKIE_DOMAIN (decision 0018)', () => {
     expect(errorOf({ ...DEPLOYED, COOKIE_DOMAIN: 'ample.co.uk' })).toContain('COOKIE_DOMAIN:');
   });
 
+  it('refuses a public suffix, for which browsers drop the cookie and no sign-in would hold', () => {
+    expect(errorOf({ ...DEPLOYED, COOKIE_DOMAIN: 'co.uk' })).toContain('COOKIE_DOMAIN: must not be a public suffix (co.uk)');
+    expect(errorOf({ FOYER_ENV: 'staging', PUBLIC_URL: 'https://foyer-staging.github.io', COOKIE_DOMAIN: 'github.io' })).toContain(
+      'COOKIE_DOMAIN: must not be a public suffix (github.io)',
+    );
+  });
+
   it('refuses what is no domain name: one label, an address, a port or a path', () => {
     for (const value of ['uk', 'localhost', '127.0.0.1', 'example.co.uk:443', 'example.co.uk/x', 'exa mple.co.uk']) {
       expect(errorOf({ ...DEPLOYED, COOKIE_DOMAIN: value }), value).toContain('COOKIE_DOMAIN: must be a domain name');

@@ -74,6 +74,10 @@ describe('loadConfig', () => {
     expect(errorOf({ FOYER_ENV: 'prod' })).toContain('PUBLIC_URL: is required when FOYER_ENV=prod');
     expect(errorOf({ FOYER_ENV: 'staging', PUBLIC_URL: 'http://auth.staging.foyer.app' })).toContain('PUBLIC_URL: must be https');
     expect(errorOf({ PUBLIC_URL: 'http://localhost:8080/app' })).toContain('PUBLIC_URL: must be an origin');
+    // Credentials would travel in every mailed link and page, and the start-up line.
+    const withCredentials = errorOf({ FOYER_ENV: 'staging', PUBLIC_URL: 'https://ops:hunter2@auth.example.test' });
+    expect(withCredentials).toContain('PUBLIC_URL: must be an origin');
+    expect(withCredentials).not.toContain('hunter2');
     expect(errorOf({ PUBLIC_URL: 'ftp://x' })).toContain('PUBLIC_URL:');
     expect(errorOf({ LOCKOUT_THRESHOLD: '0' })).toContain('LOCKOUT_THRESHOLD:');
     expect(errorOf({ SESSION_IDLE_DAYS: '40' })).toContain('SESSION_IDLE_DAYS: must not exceed SESSION_ABSOLUTE_DAYS');

@@ -21,6 +21,8 @@ import {
   type SupportWidgetRegion,
 } from '@foyer/contract';
 import { z } from 'zod';
+import type * as Tldts from 'tldts';
+import { loadOnUse } from './lib/load-on-use.js';
 import { parseTrustProxy, type TrustProxy } from './lib/trust-proxy.js';
 import { deployedServerUrls, localServerUrls } from './server-urls.js';
 
@@ -39,6 +41,12 @@ const SERVER_PACKAGE_DIR = fileURLToPath(new URL('..', import.meta.url));
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
 /** Letters, digits and hyphens per label, two labels at least: `localhost` has no Domain cookie. */
+/** Whether browsers hold `domain` to be a public suffix (the Public Suffix List, private entries too, as Chromium does). */
+function isPublicSuffix(domain: string): boolean {
+  const { getPublicSuffix } = loadOnUse<typeof Tldts>('tldts');
+  return getPublicSuffix(domain, { allowPrivateDomains: true }) === domain;
+}
+
 const COOKIE_DOMAIN_PATTERN = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 
 const EnvSchema = z
@@ -168,8 +176,9 @@ const EnvSchema = z
         ctx.addIssue({ code: 'custom', path: ['PUBLIC_URL'], message: `must be https when FOYER_ENV=${env.FOYER_ENV}` });
       }
     }
-    if (env.PUBLIC_URL !== undefined && !/^https?:\/\/[^/?#]+\/?$/.test(env.PUBLIC_URL)) {
-      ctx.addIssue({ code: 'custom', path: ['PUBLIC_URL'], message: 'must be an origin (scheme, host, optional port) without a path' });
+    // No user name or password either: they would travel in every mailed link and page.
+    if (env.PUBLIC_URL !== undefined && !/^https?:\/\/[^/?#@]+\/?$/.test(env.PUBLIC_URL)) {
+      ctx.addIssue({ code: 'custom', path: ['PUBLIC_URL'], message: 'must be an origin (scheme, host, optional port) without a path or credentials' });
     }
     // Test-only cheap hashing must never reach a deployment: OWASP's weakest listed argon2id
     // setting is m=7 MiB with t=5 (same work as m=19 MiB, t=2).
@@ -217,6 +226,13 @@ const EnvSchema = z
       const host = new URL(env.PUBLIC_URL ?? `http://localhost:${env.PORT}`).hostname;
       if (!isCookieDomainOf(host, env.COOKIE_DOMAIN)) {
         ctx.addIssue({ code: 'custom', path: ['COOKIE_DOMAIN'], message: `must be the host of PUBLIC_URL (${host}) or a parent domain of it` });
+      } else if (isPublicSuffix(env.COOKIE_DOMAIN)) {
+        // `co.uk`, `github.io`: browsers refuse a cookie for a domain anyone can register under.
+        ctx.addIssue({
+          code: 'custom',
+          path: ['COOKIE_DOMAIN'],
+          message: `must not be a public suffix (${env.COOKIE_DOMAIN}): browsers refuse cookies for it`,
+        });
       }
     }
     // The region decides where visitors' conversations are kept, so it is never guessed.

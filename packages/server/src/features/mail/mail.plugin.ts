@@ -1,14 +1,15 @@
 import type { FastifyInstance } from 'fastify';
 import { isDeployed } from '../../config.js';
 import { devMailboxEnabled, devMailboxRoutes, devMailboxRefusedReason } from './dev-mailbox.routes.js';
-import { devMailboxTransport, smtpTransport, type MailTransport } from './mail.transports.js';
+import { devMailboxTransport, smtpNeedsTls, smtpTransport, type MailTransport } from './mail.transports.js';
 import { MailWorker } from './mail.worker.js';
 import { outboxKeyOf, readUnsealed, sealMail, type OutboxKey } from './outbox.crypto.js';
 import { listUnsealed, replaceContent } from './outbox.repo.js';
 
 function chooseTransport(app: FastifyInstance): MailTransport | undefined {
   const { config } = app;
-  if (config.mail.smtpUrl !== undefined) return smtpTransport({ url: config.mail.smtpUrl, from: config.mail.from });
+  const { smtpUrl } = config.mail;
+  if (smtpUrl !== undefined) return smtpTransport({ url: smtpUrl, from: config.mail.from, requireTls: smtpNeedsTls(smtpUrl, isDeployed(config.env)) });
   if (devMailboxEnabled(config)) return devMailboxTransport({ db: app.db, clock: app.clock, log: app.log });
   return undefined;
 }

@@ -1,4 +1,5 @@
 import type Nodemailer from 'nodemailer';
+import { isLoopbackHostname } from '@foyer/contract';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
@@ -37,10 +38,12 @@ export const SMTP_CONNECTIONS = 4;
  * one attempt well inside the worker's claim on the row (mail.worker.ts). The outbox retries with
  * its own back-off, so the pool never re-queues a message on a dropped connection itself.
  */
-export function smtpTransport(input: { url: string; from: string }): MailTransport {
+export function smtpTransport(input: { url: string; from: string; requireTls?: boolean }): MailTransport {
   const transporter = loadOnUse<typeof Nodemailer>('nodemailer').createTransport(
     {
       url: input.url,
+      // STARTTLS or no delivery (smtpNeedsTls): the relay's password and the mail's links never go in clear.
+      requireTLS: input.requireTls === true,
       pool: true,
       maxConnections: SMTP_CONNECTIONS,
       maxRequeues: 0,
@@ -73,6 +76,17 @@ export function smtpTransport(input: { url: string; from: string }): MailTranspo
       transporter.close({ force: options?.force === true });
     },
   };
+}
+
+/**
+ * ASVS V12.3.1: a deployed service sends mail (reset links, the relay's password) only encrypted.
+ * `smtps://` is TLS from the start; `smtp://` must then upgrade with STARTTLS, or the send fails and
+ * the mail waits in the outbox, as for a relay that is down. A relay on this machine (a local MTA
+ * that relays onward itself) and the local and test environments may speak plain SMTP.
+ */
+export function smtpNeedsTls(url: string, deployed: boolean): boolean {
+  if (!deployed || !url.startsWith('smtp://')) return false;
+  return !isLoopbackHostname(new URL(url).hostname);
 }
 
 /** The SMTP server's host and port for a span: SMTP_URL without its credentials. */

@@ -1,4 +1,4 @@
-import { sep } from 'node:path';
+import { relative, sep } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import { API_BASE, HEALTH_PATH, ROUTES, SSO_BASE, type RuntimeConfig } from '@foyer/contract';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -47,9 +47,15 @@ function pathOf(url: string): string {
   return end === -1 ? url : url.slice(0, end);
 }
 
-/** A GET the app's client-side router handles: not reserved, and not a resource file's name. */
+/**
+ * A GET the app's client-side router handles: not reserved, and not a resource file's name. The
+ * reserved prefixes are compared with repeated slashes collapsed and in lower case: `//readyz`
+ * (a probe's base address with a trailing slash) or `/API/…` is a wrong address to report as
+ * such, never the sign-in page answered 200, which a probe would take for a ready service.
+ */
 export function isPagePath(path: string): boolean {
-  if (RESERVED_PREFIXES.some((prefix) => path === prefix || path.startsWith(`${prefix}/`))) return false;
+  const reservedForm = path.replace(/\/{2,}/g, '/').toLowerCase();
+  if (RESERVED_PREFIXES.some((prefix) => reservedForm === prefix || reservedForm.startsWith(`${prefix}/`))) return false;
   const last = path.slice(path.lastIndexOf('/') + 1);
   const dot = last.lastIndexOf('.');
   return dot === -1 || !FILE_EXTENSIONS.has(last.slice(dot + 1).toLowerCase());
@@ -78,8 +84,9 @@ export async function registerWeb(app: FastifyInstance, runtimeConfig: RuntimeCo
       globIgnore: ['index.html', '**/*.br', '**/*.gz'],
       cacheControl: false,
       setHeaders(res, filePath) {
-        // Vite puts content-hashed files under assets/: they never change under one name.
-        const immutable = filePath.includes(`${sep}assets${sep}`);
+        // Vite puts content-hashed files under assets/: they never change under one name. Judged
+        // by the path inside the web build, wherever that build is installed.
+        const immutable = relative(app.config.webDist, filePath).startsWith(`assets${sep}`);
         res.setHeader('cache-control', immutable ? 'public, max-age=31536000, immutable' : 'public, max-age=3600');
         // Shared caches must keep the brotli, gzip and plain copies apart.
         res.setHeader('vary', 'Accept-Encoding');

@@ -49,6 +49,9 @@ describe('isPagePath', () => {
     expect(isPagePath('/static/lang/x')).toBe(false);
     expect(isPagePath('/healthz')).toBe(false);
     for (const probe of ['/livez', '/readyz', '/metrics', '/readyz/x', '/dev/anything']) expect(isPagePath(probe), probe).toBe(false);
+    // A probe's base address with a trailing slash, or an address in other case: not a page either.
+    for (const wrong of ['//readyz', '//livez', '/READYZ', '/Healthz', '//metrics', '//api/account/session', '/API/account/session', '//dev/mailbox'])
+      expect(isPagePath(wrong), wrong).toBe(false);
     expect(isPagePath('/sso/saml/x/acs')).toBe(false);
     expect(isPagePath('/assets/missing.js')).toBe(false);
     expect(isPagePath('/favicon.ico')).toBe(false);
@@ -67,8 +70,9 @@ describe.skipIf(dbUnavailable)('the web app', () => {
   let t: TestApp;
 
   beforeAll(async () => {
-    webDist = await mkdtemp(join(tmpdir(), 'foyer-web-'));
-    await mkdir(join(webDist, 'assets'));
+    // Installed under a folder that is itself named assets: only the build's own assets/ is hashed.
+    webDist = join(await mkdtemp(join(tmpdir(), 'foyer-web-')), 'assets', 'web');
+    await mkdir(join(webDist, 'assets'), { recursive: true });
     await writeFile(join(webDist, 'index.html'), INDEX_HTML);
     await writeFile(join(webDist, 'assets', 'index-abc123.js'), 'console.log("app");');
     await writeFile(join(webDist, 'assets', 'index-abc123.js.br'), brotliCompressSync('console.log("app");'));
@@ -83,7 +87,7 @@ describe.skipIf(dbUnavailable)('the web app', () => {
   afterAll(async () => {
     await t.close();
     await database.destroy();
-    await rm(webDist, { recursive: true, force: true });
+    await rm(join(webDist, '..', '..'), { recursive: true, force: true });
   });
 
   it('serves a page with the runtime config and the visitor-language dictionary inline', async () => {
