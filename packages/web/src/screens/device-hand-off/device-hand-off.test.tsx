@@ -28,7 +28,6 @@ describe('the device hand-off screen (decision 0021)', () => {
     const exchanges = calls.filter((call) => call.url === '/api/account/exchangeSSOTransferToken');
     expect(exchanges).toHaveLength(1);
     expect(exchanges[0]?.body).toEqual({ token: TOKEN, deviceId: DEVICE });
-    expect(exchanges[0]?.headers.get('X-DeviceId')).toBe(DEVICE);
     expect(localStorage.getItem('deviceId')).toBe(DEVICE);
     // Spec §3: `_{env}` outside production; the session itself is the service's HttpOnly cookie.
     expect(document.cookie).toContain(`deviceId_test=${DEVICE}`);
@@ -60,12 +59,16 @@ describe('the device hand-off screen (decision 0021)', () => {
     expect(document.cookie).not.toContain(DEVICE);
   });
 
-  it('explains a token spent between the check and the exchange', async () => {
+  it('explains a token spent between the check and the exchange, leaving the browser on its own device id', async () => {
     stubFetch({ ...ACCOUNT, [EXCHANGE]: () => json(400, { errorMessage: 'ssoTransferFailed' }) });
     const { replace } = stubLocation();
+    localStorage.setItem('deviceId', 'Browser-Own1');
     renderApp(`/device-hand-off?deviceId=${DEVICE}&otter=${TOKEN}`);
     await userEvent.setup().click(await screen.findByRole('button', { name: 'Continue' }));
     expect(await screen.findByRole('alert')).toHaveTextContent('This sign-in link is invalid or has expired. Please sign in again from the app.');
     expect(replace).not.toHaveBeenCalled();
+    // Whoever is signed in to this browser stays signed in: its device id is not the app's.
+    expect(localStorage.getItem('deviceId')).toBe('Browser-Own1');
+    expect(document.cookie).not.toContain(DEVICE);
   });
 });

@@ -67,11 +67,16 @@ export function DeviceHandOff() {
 
   async function handOff() {
     if (!usable) return;
+    const result = await call('exchangeSSOTransferToken', { body: { token: otter, deviceId } });
+    if (!result.ok) {
+      // Nothing changes for this browser: whoever is signed in here stays signed in, on its own device id.
+      setStep({ kind: 'failed' });
+      return;
+    }
+    // The session is the app's device's from now on: the browser keeps that device id only now.
     writeItem('deviceId', deviceId);
     writeCookie(config, COOKIE_BASE_NAMES.deviceId, deviceId, DEVICE_COOKIE_SECONDS);
-    const result = await call('exchangeSSOTransferToken', { body: { token: otter, deviceId } });
-    if (result.ok) window.location.replace(config.defaultHome);
-    else setStep({ kind: 'failed' });
+    window.location.replace(config.defaultHome);
   }
 
   if (step.kind === 'failed') {
