@@ -3,6 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { CALL_PATHS, ROUTES } from '@foyer/contract';
 import type { Config } from '../config.js';
+import { clientAddress } from './trust-proxy.js';
 
 /** The parameters of the contract's paths that carry an emailed or handed-over secret. */
 const SECRET_PARAMETERS = new Set([':token', ':id', ':transferToken']);
@@ -51,6 +52,7 @@ interface LoggedRequest {
   id: string;
   ip?: string;
   host?: string;
+  socket?: { remoteAddress?: string | undefined };
 }
 
 /**
@@ -75,7 +77,7 @@ export function loggerOptions(config: Config, stream?: LogStream): FastifyServer
     },
     serializers: {
       req(request: LoggedRequest) {
-        return { method: request.method, url: redactUrl(request.url), id: request.id, ip: request.ip, host: request.host };
+        return { method: request.method, url: redactUrl(request.url), id: request.id, ip: clientAddress(request), host: request.host };
       },
     },
   };

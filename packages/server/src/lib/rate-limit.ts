@@ -7,6 +7,7 @@ import type { Config } from '../config.js';
 import { sha256Hex } from './crypto.js';
 import { AppError } from './errors.js';
 import { loadOnUse } from './load-on-use.js';
+import { clientAddress } from './trust-proxy.js';
 
 /**
  * Rate limits (ASVS V2.4.1: anti-automation), counted by @fastify/rate-limit: in this process's
@@ -65,7 +66,7 @@ function ipv6Groups(address: string): number[] | undefined {
 /** `clientKey` of the request's address (decision 0013 decides which address that is). */
 export function clientOf(request: FastifyRequest): string {
   // Fastify has no address for a request whose socket is already gone.
-  return clientKey((request.ip as string | undefined) ?? '');
+  return clientKey(clientAddress(request));
 }
 
 /** Readiness of the counters' store (features/health): undefined when it lives in this process. */

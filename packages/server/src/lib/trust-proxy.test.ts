@@ -67,4 +67,18 @@ describe.skipIf(dbUnavailable)('TRUST_PROXY: which X-Forwarded-For entry is the 
     // Straight from the internet: the header is the client's own invention.
     expect(await recordedAddress(app, { forwardedFor: '1.2.3.4', remoteAddress: '198.51.100.7' })).toBe('198.51.100.7');
   });
+
+  it("one hop: an entry with a port is its address; one that is no address is the proxy's own request", async () => {
+    const app = await start('1');
+    expect(await recordedAddress(app, { forwardedFor: '1.2.3.4, 9.9.9.9:1234', remoteAddress: '10.0.0.2' })).toBe('9.9.9.9');
+    expect(await recordedAddress(app, { forwardedFor: '[2001:db8::7]:443', remoteAddress: '10.0.0.2' })).toBe('2001:db8::7');
+    expect(await recordedAddress(app, { forwardedFor: 'not-an-ip', remoteAddress: '10.0.0.2' })).toBe('10.0.0.2');
+    // Changing the port or the text changes nothing for the per-address limit.
+    const statuses: number[] = [];
+    for (let index = 0; index <= SIGNUP_PER_IP.limit; index++) {
+      const response = await postSignUp(app, signUpBody(), { headers: { 'x-forwarded-for': `9.9.8.8:${2000 + index}` } });
+      statuses.push(response.statusCode);
+    }
+    expect(statuses.at(-1)).toBe(429);
+  });
 });

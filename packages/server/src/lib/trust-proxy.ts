@@ -60,3 +60,19 @@ export function fastifyTrustProxy(value: TrustProxy): false | string[] | ((addre
   const hops = value;
   return (_address, hop) => hop < hops;
 }
+
+/**
+ * The client's address as the rate limits, the audit trail, the logs and the bot check take it:
+ * `request.ip`, which a trusted proxy's `X-Forwarded-For` decides, when it is an IP address. A
+ * proxy that writes an entry with a port (`9.9.9.9:1234`, `[2001:db8::1]:443`) has it cut off, so
+ * each port is not a client of its own; anything else it writes is no address at all, and the
+ * request counts as the proxy's own (the socket's peer), never as a text that changes freely.
+ */
+export function clientAddress(request: { ip?: string | undefined; socket?: { remoteAddress?: string | undefined } | undefined }): string {
+  const ip = request.ip ?? '';
+  if (isIP(ip) !== 0) return ip;
+  const withPort = /^(?:(\d{1,3}(?:\.\d{1,3}){3})|\[([0-9A-Fa-f:.]+)\]):\d{1,5}$/.exec(ip);
+  const address = withPort?.[1] ?? withPort?.[2];
+  if (address !== undefined && isIP(address) !== 0) return address;
+  return request.socket?.remoteAddress ?? '';
+}

@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { randomId } from '../../lib/crypto.js';
+import { clientAddress } from '../../lib/trust-proxy.js';
 import type { UnitOfWork } from '../../lib/unit-of-work.js';
 import type { AuditEventsTable } from '../../db/schema.js';
 import { insertAuditEvent } from './audit.repo.js';
@@ -68,7 +69,7 @@ const MAX_USER_AGENT = 512;
 
 export function requestMeta(request: FastifyRequest): RequestMeta {
   const agent = request.headers['user-agent'];
-  return { ip: request.ip, userAgent: typeof agent === 'string' ? agent.slice(0, MAX_USER_AGENT) : null };
+  return { ip: clientAddress(request), userAgent: typeof agent === 'string' ? agent.slice(0, MAX_USER_AGENT) : null };
 }
 
 export interface AuditEvent {

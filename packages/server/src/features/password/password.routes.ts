@@ -8,6 +8,7 @@ import { requestPasswordReset } from './forgot.service.js';
 import { FORGOT_PER_EMAIL, FORGOT_PER_IP, RESET_PER_IP, RESET_PER_TOKEN } from './password.limits.js';
 import { checkResetLink, resetPassword } from './reset.service.js';
 import { clientOf } from '../../lib/rate-limit.js';
+import { clientAddress } from '../../lib/trust-proxy.js';
 
 export const passwordRoutes: FastifyPluginAsyncZod = async (app) => {
   callRoute(app, 'forgotPassword', {
@@ -18,7 +19,7 @@ export const passwordRoutes: FastifyPluginAsyncZod = async (app) => {
       { rule: FORGOT_PER_EMAIL, key: (request) => normalizeEmail(request.body.email) },
     ],
     handler: async (request) => {
-      await requireReCaptcha(app.config, { token: request.body.reCaptchaToken, remoteIp: request.ip }, request.log);
+      await requireReCaptcha(app.config, { token: request.body.reCaptchaToken, remoteIp: clientAddress(request) }, request.log);
       await requestPasswordReset(app, request.body, {
         meta: requestMeta(request),
         locale: localeFromAcceptLanguage(request.headers['accept-language']),

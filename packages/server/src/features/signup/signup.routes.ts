@@ -9,6 +9,7 @@ import { resendByLink, resendBySignIn } from './resend.service.js';
 import { RESEND_PER_EMAIL, RESEND_PER_IP, RESEND_PER_LINK, SIGNUP_PER_EMAIL, SIGNUP_PER_IP } from './signup.limits.js';
 import { resendVerification, signUp, type SignUpContext } from './signup.service.js';
 import { clientOf } from '../../lib/rate-limit.js';
+import { clientAddress } from '../../lib/trust-proxy.js';
 
 /** Who asks and in which language: the mail of every sign-up call is written in the visitor's. */
 function signUpContext(request: FastifyRequest): SignUpContext {
@@ -24,7 +25,7 @@ export const signupRoutes: FastifyPluginAsyncZod = async (app) => {
       { rule: SIGNUP_PER_EMAIL, key: (request) => normalizeEmail(request.body.email) },
     ],
     handler: async (request) => {
-      await requireReCaptcha(app.config, { token: request.body.reCaptchaToken, remoteIp: request.ip }, request.log);
+      await requireReCaptcha(app.config, { token: request.body.reCaptchaToken, remoteIp: clientAddress(request) }, request.log);
       const { signupId } = await signUp(app, request.body, signUpContext(request));
       app.mail.nudge();
       // No redirectUrl: an account is of no use before its email is verified, so the browser
