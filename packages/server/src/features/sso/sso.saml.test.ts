@@ -195,6 +195,18 @@ describe.skipIf(dbUnavailable)('company SSO over SAML: the assertion consumer (d
       }
       expect((await exchange(t, token, {})).statusCode).toBe(200);
 
+      // A return address in an app's scheme (a local desktop build's) is a hand-off to that app too.
+      for (const returnUrl of ['foyer-local://sso-done', 'foyer://ext/done']) {
+        const app = await startedAndKnown({ state: { returnUrl } });
+        const landed = landing(await postAcs(t, app.corp.urls.acs, signedResponse(app.base)));
+        expect(landed.get('returnUrl')).toBe(returnUrl);
+        const appToken = landed.get('transferToken') ?? '';
+        expect((await postJson(t, TRANSFER_URL, { token: appToken, deviceId: newDeviceId() }, { headers: pages[0] })).json()).toEqual({
+          errorMessage: 'ssoTransferFailed',
+        });
+        expect((await exchange(t, appToken, {})).statusCode, returnUrl).toBe(200);
+      }
+
       // The browser extension's sign-in is bound like the web's: a starter cannot opt out.
       const chrome = await startedAndKnown({ state: { clientKind: 'chrome' } });
       const chromeToken = landing(await postAcs(t, chrome.corp.urls.acs, signedResponse(chrome.base))).get('transferToken') ?? '';

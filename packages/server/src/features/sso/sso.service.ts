@@ -1,5 +1,5 @@
 import { X509Certificate, randomBytes } from 'node:crypto';
-import { ROUTES, SsoClientState, hasControlCharacters, normalizeEmail, type SsoLandingCode } from '@foyer/contract';
+import { ROUTES, SsoClientState, hasControlCharacters, isAppSchemeUrl, normalizeEmail, type SsoLandingCode } from '@foyer/contract';
 import type { Deps } from '../../deps.js';
 import { randomToken, sha256Hex } from '../../lib/crypto.js';
 import { AppError } from '../../lib/errors.js';
@@ -117,7 +117,9 @@ export async function startSso(
     nonce: null,
     code_verifier: null,
     // A desktop client's token is handed to the app, which holds no cookie of this browser.
-    binding_hash: clientKind === 'native' ? DESKTOP_HANDOFF : bindingHash,
+    // The token goes to the app (the desktop client, or a return address in an app's scheme),
+    // which exchanges it without this browser's cookies: a desktop hand-off, not browser-bound.
+    binding_hash: clientKind === 'native' || (returnUrl !== null && isAppSchemeUrl(returnUrl)) ? DESKTOP_HANDOFF : bindingHash,
     created_at: now,
     expires_at: now + SSO_REQUEST_LIFETIME_MS,
     used_at: null,

@@ -97,9 +97,11 @@ export function landingOutcome(params: URLSearchParams, config: RuntimeConfig): 
   const code = params.get('code');
   const transferToken = params.get('transferToken') ?? '';
   if (code !== null || transferToken === '') return { kind: 'failure', code };
-  if (flagParam(params, 'native')) return { kind: 'success', target: withToken(NATIVE_SSO_TRANSFER_URL, transferToken), native: true };
+  // An app's own return address first (a local build's `foyer-local://…` among them), else the
+  // desktop app's fixed transfer address for a native client.
   const returnUrl = allowedTarget(params.get('returnUrl'), config);
   if (returnUrl !== undefined && isAppSchemeUrl(returnUrl)) return { kind: 'success', target: withToken(returnUrl, transferToken), native: true };
+  if (flagParam(params, 'native')) return { kind: 'success', target: withToken(NATIVE_SSO_TRANSFER_URL, transferToken), native: true };
   const signIn = routePath('ssoTransfer', { transferToken });
   return returnUrl === undefined
     ? { kind: 'success', target: signIn, native: false }

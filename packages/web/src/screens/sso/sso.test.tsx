@@ -252,6 +252,16 @@ describe('/sso-landing (spec §4, §8, §9)', () => {
     expect(replace).not.toHaveBeenCalled();
   });
 
+  it("hands a native client's token to its own app-scheme return address (a local build's), not the fixed one", async () => {
+    landingClock();
+    const { assign } = stubLocation();
+    renderApp(`/sso-landing?transferToken=${TOKEN}&native=true&returnUrl=${encodeURIComponent('foyer-local://sso-done')}`);
+    const target = `foyer-local://sso-done?transferToken=${TOKEN}`;
+    expect(await screen.findByRole('link', { name: 'Open the app' })).toHaveAttribute('href', target);
+    vi.advanceTimersByTime(1000);
+    expect(assign).toHaveBeenCalledWith(target);
+  });
+
   it.each([
     // One of the product's own sites: the browser signs in here, then goes there, without the token.
     ['https://app.foyer.test/ext/done?x=1', 'https://app.foyer.test/ext/done?x=1'],
