@@ -7,6 +7,7 @@ import { SuccessIcon } from '../../components/icons';
 import { globalErrorKey, handleFailure, type CallResult, type FailureCode, type FailureHandlers } from '../../lib/api';
 import { useT } from '../../lib/i18n';
 import { withQuery } from '../../lib/redirect';
+import type { ClientParams } from '../../lib/client-params';
 
 export type SignInFailure = { kind: 'text'; key: MessageKey } | { kind: 'reasons' } | { kind: 'unverified' } | { kind: 'sso' };
 
@@ -97,6 +98,7 @@ export function SignInFailureAlert({
   email,
   resend,
   ssoLinkRef,
+  client,
 }: {
   id: string;
   failure: SignInFailure;
@@ -104,6 +106,8 @@ export function SignInFailureAlert({
   email: string;
   resend: () => Promise<CallResult<undefined>>;
   ssoLinkRef: RefObject<HTMLAnchorElement | null>;
+  /** The app or extension the sign-in is for (lib/client-params.ts): the SSO links carry it on. */
+  client: ClientParams;
 }) {
   const t = useT();
   if (failure.kind === 'unverified') return <UnverifiedAlert id={id} resend={resend} />;
@@ -114,7 +118,7 @@ export function SignInFailureAlert({
       <Alert id={id} variant="error">
         <p>
           {t('signIn.ssoRequiredNext')}{' '}
-          <a ref={ssoLinkRef} href={withQuery(ROUTES.ssoSignIn, { from, email })}>
+          <a ref={ssoLinkRef} href={withQuery(ROUTES.ssoSignIn, { from, email, ...client })}>
             {t('signIn.failure.ssoLink')}
           </a>
         </p>
@@ -136,7 +140,7 @@ export function SignInFailureAlert({
           {t('signIn.failure.wrongPassword')} <a href={ROUTES.forgotPassword}>{t('signIn.failure.resetLink')}</a>
         </li>
         <li>
-          {t('signIn.failure.sso')} <a href={withQuery(ROUTES.ssoSignIn, { from, email })}>{t('signIn.failure.ssoLink')}</a>
+          {t('signIn.failure.sso')} <a href={withQuery(ROUTES.ssoSignIn, { from, email, ...client })}>{t('signIn.failure.ssoLink')}</a>
         </li>
       </ul>
     </Alert>

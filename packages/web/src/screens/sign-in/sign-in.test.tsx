@@ -206,6 +206,17 @@ describe('sign-in errors (spec §8)', () => {
     expect(screen.getByLabelText('Password')).toHaveAccessibleDescription(expect.stringContaining('no password to enter here'));
   });
 
+  it("keeps the app's parameters on the SSO link of ssoRequired", async () => {
+    stubFetch({ [SIGN_IN]: () => json(409, { errorMessage: 'ssoRequired' }) });
+    await openSignIn('/sign-in?native=true&useTransferToken=true&clientAuthenticationPeriodId=p-1');
+    await fillAndSubmit('ann@corp.example');
+    const alert = await screen.findByRole('alert');
+    expect(within(alert).getByRole('link', { name: 'Sign in with SSO' })).toHaveAttribute(
+      'href',
+      '/sso-sign-in?email=ann%40corp.example&native=true&useTransferToken=true&clientAuthenticationPeriodId=p-1',
+    );
+  });
+
   it('clears the previous error when submitting again', async () => {
     const answers = [json(401, { errorMessage: 'invalidCredentials' }), json(423, { errorMessage: 'accountLocked' })];
     stubFetch({ [SIGN_IN]: () => answers.shift() ?? json(500, {}) });

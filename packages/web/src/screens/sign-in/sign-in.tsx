@@ -15,6 +15,7 @@ import { useRuntimeConfig } from '../../lib/runtime-config';
 import { signedInTarget, useSignedInBounce } from '../../lib/signed-in';
 import { deviceId, isFlagSet, readItem, removeItem } from '../../lib/storage';
 import { SignInFailureAlert, signInFailure, type SignInFailure } from './sign-in-failure';
+import { clientParams } from '../../lib/client-params';
 
 // Typed against the contract's list of reasons, so renaming it there breaks the build here.
 const SESSION_EXPIRED: (typeof SIGN_IN_REASONS)[number] = 'sessionExpired';
@@ -33,12 +34,7 @@ export function SignIn() {
   const reason = query.get('reason');
   // A native app or the extension that opened this page (spec §2's recognised parameters): the
   // Google and SSO sign-ins it leads to hand their token to that client, not to this browser.
-  const client = {
-    native: query.get('native'),
-    chrome: query.get('chrome'),
-    useTransferToken: query.get('useTransferToken'),
-    clientAuthenticationPeriodId: query.get('clientAuthenticationPeriodId'),
-  };
+  const client = clientParams(query);
 
   // Spec §4: while a forum sign-in is pending, sign-in bounces to the default home page; a
   // remembered SSO preference forwards to SSO sign-in, keeping from and reason.
@@ -157,6 +153,7 @@ export function SignIn() {
           email={failedEmail}
           resend={() => call('resendVerificationBySignIn', { body: attemptRef.current })}
           ssoLinkRef={ssoLinkRef}
+          client={client}
         />
       ) : sessionExpired ? (
         <Alert variant="info">

@@ -11,6 +11,7 @@ import { allowedTarget, redirectTarget, withQuery, withToken } from '../../lib/r
 import { useRuntimeConfig } from '../../lib/runtime-config';
 import { readSessionItem, removeSessionItem } from '../../lib/session-store';
 import { exchangeBody, socialFailure, type SocialFailure } from './social-auth-request';
+import { clientParams } from '../../lib/client-params';
 
 type CallbackState =
   | { status: 'exchanging' }
@@ -115,9 +116,7 @@ export function SocialAuthCallback() {
         <p>{t(failure.key)}</p>
         {failure.ssoLink === true ? (
           <p>
-            <a href={withQuery(ROUTES.ssoSignIn, { from, email: failure.email, native: stored.kept.get('native'), chrome: stored.kept.get('chrome') })}>
-              {t('signIn.failure.ssoLink')}
-            </a>
+            <a href={withQuery(ROUTES.ssoSignIn, { from, email: failure.email, ...clientParams(stored.kept) })}>{t('signIn.failure.ssoLink')}</a>
           </p>
         ) : null}
       </Alert>

@@ -109,10 +109,10 @@ describe('/social-auth-callback (spec §4)', () => {
 
   it("keeps a native client's kind on the SSO link of ssoRequired, so the company sign-in hands its token to the app", async () => {
     stubFetch({ [EXCHANGE]: () => json(409, { errorMessage: 'ssoRequired', email: 'ann@corp.test' }) });
-    returnFromGoogle('native=true&useTransferToken=true&from=foyer%3A%2F%2Fsignin', `code=c&state=${NONCE}`);
+    returnFromGoogle('native=true&useTransferToken=true&clientAuthenticationPeriodId=p-1&from=foyer%3A%2F%2Fsignin', `code=c&state=${NONCE}`);
     expect(await screen.findByRole('link', { name: 'Sign in with SSO' })).toHaveAttribute(
       'href',
-      '/sso-sign-in?from=foyer%3A%2F%2Fsignin&email=ann%40corp.test&native=true',
+      '/sso-sign-in?from=foyer%3A%2F%2Fsignin&email=ann%40corp.test&native=true&useTransferToken=true&clientAuthenticationPeriodId=p-1',
     );
   });
 

@@ -15,6 +15,7 @@ import { removeSessionItem, writeSessionItem } from '../../lib/session-store';
 import { useSignedInBounce } from '../../lib/signed-in';
 import { isFlagSet, readItem, removeItem, writeItem } from '../../lib/storage';
 import { ssoStartBody, ssoStartFailure } from './sso-request';
+import { clientParams } from '../../lib/client-params';
 
 const SESSION_EXPIRED: (typeof SIGN_IN_REASONS)[number] = 'sessionExpired';
 
@@ -158,7 +159,7 @@ export function SsoSignIn() {
         <Button
           variant="flat"
           block
-          to={withQuery(ROUTES.signIn, { from, reason })}
+          to={withQuery(ROUTES.signIn, { from, reason, ...clientParams(query) })}
           // Spec §4: sign-in forwards here while the flag is set; this is the way out of that loop.
           onClick={forgetRememberedEmail}
         >

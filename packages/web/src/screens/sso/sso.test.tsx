@@ -83,6 +83,15 @@ describe('/sso-sign-in (spec §2, §5)', () => {
     expect(JSON.parse(body.state)).toEqual({ clientKind: 'native', returnUrl: 'foyer://done' });
   });
 
+  it("keeps the app's parameters on 'Sign in without SSO', so the password or Google sign-in is still the app's", async () => {
+    stubFetch({});
+    await openSsoSignIn('/sso-sign-in?native=true&useTransferToken=true&clientAuthenticationPeriodId=p-1&from=foyer%3A%2F%2Fcb');
+    expect(screen.getByRole('link', { name: 'Sign in without SSO' })).toHaveAttribute(
+      'href',
+      '/sign-in?from=foyer%3A%2F%2Fcb&native=true&useTransferToken=true&clientAuthenticationPeriodId=p-1',
+    );
+  });
+
   it('shows the busy button while the start call is out', async () => {
     const pending = deferred<Response>();
     stubFetch({ [START]: () => pending.promise });
