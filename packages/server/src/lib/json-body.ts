@@ -1,4 +1,4 @@
-import { errorCodes, type FastifyInstance } from 'fastify';
+import { errorCodes, type FastifyInstance, type FastifyRequest } from 'fastify';
 
 /** RFC 8259 §8.1: JSON between systems is UTF-8. A declared charset may say so, or ASCII, its subset. */
 const UTF8_CHARSETS = new Set(['utf-8', 'utf8', 'us-ascii']);
@@ -6,6 +6,17 @@ const CHARSET = /;\s*charset\s*=\s*"?([^";\s]*)"?/i;
 
 /** Strict UTF-8: a byte sequence that is not UTF-8 throws instead of becoming U+FFFD. */
 const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * A body sent with a content coding (`Content-Encoding: gzip`, anything but `identity`): 415 (RFC 9110
+ * §15.5.16). Checked by the body parsers (this JSON one, the SSO form's), which run only for a request
+ * with a body, so a GET pays nothing for it.
+ */
+export function contentCodingRefusal(request: FastifyRequest): Error | undefined {
+  const coding = request.headers['content-encoding'];
+  if (coding === undefined || coding.trim().toLowerCase() === 'identity') return undefined;
+  return new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE(`content coding ${coding.slice(0, 40)}`);
+}
 
 /**
  * Decision 0017: a call's body is JSON in UTF-8, read as it was sent or refused, never repaired.
@@ -19,20 +30,15 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
  *   of nothing but white space is no body, which a call without required fields accepts.
  */
 export function registerJsonBody(app: FastifyInstance): void {
-  app.addHook('preParsing', (request, _reply, payload, done) => {
-    const coding = request.headers['content-encoding'];
-    const hasBody = request.headers['transfer-encoding'] !== undefined || (request.headers['content-length'] ?? '0') !== '0';
-    if (hasBody && coding !== undefined && coding.trim().toLowerCase() !== 'identity') {
-      done(new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE(`content coding ${coding.slice(0, 40)}`), undefined);
-      return;
-    }
-    done(null, payload);
-  });
-
   app.removeContentTypeParser('text/plain');
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    const coded = contentCodingRefusal(request);
+    if (coded !== undefined) {
+      done(coded, undefined);
+      return;
+    }
     const charset = CHARSET.exec(request.headers['content-type'] ?? '')?.[1]?.toLowerCase();
     if (charset !== undefined && !UTF8_CHARSETS.has(charset)) {
       done(new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE(`application/json; charset=${charset.slice(0, 40)}`), undefined);

@@ -3,6 +3,7 @@ import { errorCodes, type FastifyError, type FastifyInstance, type FastifyReply,
 import { hasZodFastifySchemaValidationErrors, type FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { callRoute } from '../../lib/call-route.js';
+import { contentCodingRefusal } from '../../lib/json-body.js';
 import { AppError, isAppError } from '../../lib/errors.js';
 import { READ_ERRORS } from '../../lib/http-schemas.js';
 import { requestMeta } from '../audit/audit.service.js';
@@ -92,6 +93,11 @@ export const ssoRoutes: FastifyPluginAsyncZod = async (app) => {
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (request, body, done) => {
     if (request.routeOptions.config.xsrfExempt !== true) {
       done(new errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE('application/x-www-form-urlencoded'), undefined);
+      return;
+    }
+    const coded = contentCodingRefusal(request);
+    if (coded !== undefined) {
+      done(coded, undefined);
       return;
     }
     done(null, Object.fromEntries(new URLSearchParams(typeof body === 'string' ? body : body.toString('utf8'))));
