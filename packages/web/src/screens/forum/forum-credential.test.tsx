@@ -57,6 +57,22 @@ describe('/discourse-sso credential lookup (spec §4, decision 0030)', () => {
     expect(localStorage.getItem('otterToken')).toBeNull();
   });
 
+  it("takes a one-time token kept under spec §3's key otter the same way", async () => {
+    localStorage.setItem('deviceId', DEVICE);
+    localStorage.setItem('otter', ONE_TIME);
+    const calls = stubFetch({
+      [EXCHANGE_CALL]: () => json(200, { deviceToken: DEVICE_TOKEN }),
+      [SSO_CALL]: () => json(200, { termsAgreed: true, redirectUrl: ANSWER }),
+    });
+    const { replace } = stubLocation();
+    renderApp(FORUM_PATH, { config: CONFIG });
+    await waitFor(() => expect(replace).toHaveBeenCalledWith(ANSWER));
+    expect(calls.find((call) => call.url === '/api/exchange/otterToken')?.body).toEqual({ otterToken: ONE_TIME, deviceId: DEVICE });
+    expect(authorizations(calls, '/api/community/discourseSso')).toEqual([`Bearer ${DEVICE_TOKEN}`]);
+    expect(localStorage.getItem('deviceToken')).toBe(DEVICE_TOKEN);
+    expect(localStorage.getItem('otter')).toBeNull();
+  });
+
   it('clears a refused one-time token and signs in with the browser session', async () => {
     localStorage.setItem('deviceId', DEVICE);
     localStorage.setItem('otterToken', ONE_TIME);

@@ -28,14 +28,17 @@ export async function forumCredential(): Promise<string | undefined> {
   if (device === undefined) return undefined;
   const stored = storedDeviceToken();
   if (stored !== undefined) return stored;
-  const oneTime = readItem('otterToken');
+  // Under its own key (decision 0030), or under spec §3's `otter`, where an app written from the
+  // spec keeps it (the web app never stores a session token from script, so nothing else is there).
+  const key = (readItem('otterToken') ?? '') === '' ? 'otter' : 'otterToken';
+  const oneTime = readItem(key);
   if (oneTime === null || oneTime === '') return undefined;
   const result = await fetchAnswer('exchangeOtterToken', { body: { otterToken: oneTime, deviceId: device } });
   if (result.ok) {
     writeItem('deviceToken', result.data.deviceToken);
-    removeItem('otterToken');
+    removeItem(key);
     return result.data.deviceToken;
   }
-  if (result.code === 'invalidToken' || result.code === 'tokenExpired' || result.code === 'invalidRequest') removeItem('otterToken');
+  if (result.code === 'invalidToken' || result.code === 'tokenExpired' || result.code === 'invalidRequest') removeItem(key);
   return undefined;
 }
