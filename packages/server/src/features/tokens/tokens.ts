@@ -195,3 +195,17 @@ export async function spendOpenTokens(
     .where('used_at', 'is', null)
     .execute();
 }
+
+/** Ends the unused tokens of these purposes of every account (an administrator ending every session). */
+export async function spendEveryonesOpenTokens(
+  uow: UnitOfWork,
+  purposes: readonly TokenPurpose[],
+  reason: Extract<TokenEndReason, 'signedOut'>,
+): Promise<void> {
+  await uow.db
+    .updateTable('email_tokens')
+    .set({ used_at: uow.now, ended_reason: reason })
+    .where('purpose', 'in', [...purposes])
+    .where('used_at', 'is', null)
+    .execute();
+}

@@ -37,8 +37,13 @@ export async function insertUser(db: Db, row: Insertable<UsersTable>): Promise<v
   await db.insertInto('users').values(row).execute();
 }
 
-export async function setUserDeactivated(db: Db, id: string, at: number): Promise<void> {
-  await db.updateTable('users').set({ deactivated_at: at, updated_at: at }).where('id', '=', id).execute();
+/** Deactivates an account (`deactivated` true) or lets it sign in again, as of `now`. */
+export async function setUserDeactivated(db: Db, id: string, deactivated: boolean, now: number): Promise<void> {
+  await db
+    .updateTable('users')
+    .set({ deactivated_at: deactivated ? now : null, updated_at: now })
+    .where('id', '=', id)
+    .execute();
 }
 
 /**

@@ -5,7 +5,7 @@ import type { Deps } from '../../deps.js';
 import { recordAudit, type RequestMeta } from '../audit/audit.service.js';
 import { deleteAllSessions, deleteSessionsOfUser } from '../sessions/sessions.repo.js';
 import { TRANSFER_PURPOSES } from '../tokens/purposes.js';
-import { spendOpenTokens } from '../tokens/tokens.js';
+import { spendEveryonesOpenTokens, spendOpenTokens } from '../tokens/tokens.js';
 import { findUserByEmailKey, insertUser, newUserRow, setUserDeactivated, type UserRow } from './users.repo.js';
 
 export type CreateUserProblem = 'invalidEmail' | 'invalidFirstName' | 'invalidLastName' | 'emailTaken';
@@ -69,7 +69,7 @@ export async function deactivateUser(deps: Deps, email: string, meta: RequestMet
   if (user === undefined) return undefined;
   const now = deps.clock.now();
   await inTransaction(deps, async (uow) => {
-    await setUserDeactivated(uow.db, user.id, now);
+    await setUserDeactivated(uow.db, user.id, true, now);
     const ended = await deleteSessionsOfUser(uow.db, user.id);
     await recordAudit(uow, { type: 'user.deactivated', meta, userId: user.id, emailKey, detail: { sessionsEnded: ended } });
   });
@@ -97,12 +97,7 @@ export async function signOutEverywhere(deps: Deps, email: string, meta: Request
 /** ASVS V7.4.5 for all users at once: every session, device token and unspent transfer token ends (a leaked database or key). */
 export async function endAllSessions(deps: Deps, meta: RequestMeta): Promise<number> {
   return inTransaction(deps, async (uow) => {
-    await uow.db
-      .updateTable('email_tokens')
-      .set({ used_at: uow.now, ended_reason: 'signedOut' })
-      .where('purpose', 'in', [...TRANSFER_PURPOSES])
-      .where('used_at', 'is', null)
-      .execute();
+    await spendEveryonesOpenTokens(uow, TRANSFER_PURPOSES, 'signedOut');
     const ended = await deleteAllSessions(uow.db);
     await recordAudit(uow, { type: 'sessions.allEnded', meta, detail: { sessionsEnded: ended } });
     return ended;
@@ -121,7 +116,7 @@ export async function reactivateUser(deps: Deps, email: string, meta: RequestMet
   if (user.deactivated_at === null) return { user, reactivated: false };
   const now = deps.clock.now();
   await inTransaction(deps, async (uow) => {
-    await uow.db.updateTable('users').set({ deactivated_at: null, updated_at: now }).where('id', '=', user.id).execute();
+    await setUserDeactivated(uow.db, user.id, false, now);
     await recordAudit(uow, { type: 'user.reactivated', meta, userId: user.id, emailKey });
   });
   return { user: { ...user, deactivated_at: null, updated_at: now }, reactivated: true };
